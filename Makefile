@@ -1,0 +1,46 @@
+# Two commands do all the set-up on a fresh machine with Python 3.11:
+#   make demo   installs the core package and retrieves context on the bundled example
+#   make test   installs everything (torch CPU first, then the dense extra) and runs the tests
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+PIP     = $(VENV)/bin/pip
+STAMP_CORE = $(VENV)/.stamp-core
+STAMP_FULL = $(VENV)/.stamp-full
+
+.PHONY: demo test lint bench bench-latency clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(STAMP_CORE): pyproject.toml | $(PY)
+	$(PIP) install -q -e .
+	touch $@
+
+# torch goes first and pinned: the pin takes the CPU build; an unpinned torch pulls CUDA.
+$(STAMP_FULL): pyproject.toml | $(PY)
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[dense,bench,dev]'
+	touch $@ $(STAMP_CORE)
+
+demo: $(STAMP_CORE)
+	$(VENV)/bin/greprag retrieve --repo tests/fixtures/py_pipeline \
+		--file pipeline/processor.py --line 17 --column 27 --explain
+
+test: $(STAMP_FULL)
+	$(VENV)/bin/ruff check greprag docs_mode bench tests
+	$(VENV)/bin/pytest -q
+
+lint: $(STAMP_FULL)
+	$(VENV)/bin/ruff check greprag docs_mode bench tests
+
+bench: $(STAMP_FULL)
+	$(PY) -m bench run --lang python --lang java
+
+bench-latency: $(STAMP_FULL)
+	$(PY) -m bench.latency
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

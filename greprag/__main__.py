@@ -1,0 +1,5 @@
+"""``python -m greprag`` runs the CLI."""
+
+from greprag.cli import main
+
+main()

@@ -1,0 +1,185 @@
+"""The ``greprag`` command line (typer). Heavy modules load only when a command runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+app = typer.Typer(
+    name="greprag",
+    help=(
+        "Grep-first retrieval of repository context for code completion.\n\n"
+        "Give a cursor (--repo, --file, --line, --column) and get back the cross-file "
+        "definitions and usages a completion model needs, packed into a token budget. "
+        "No index to build; offline by default."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Repository root.", show_default=True)]
+FileOpt = Annotated[
+    Path | None,
+    typer.Option("--file", "-f", help="File under the cursor (relative to --repo, or absolute)."),
+]
+LineOpt = Annotated[int | None, typer.Option("--line", "-l", help="Cursor line, 1-based.")]
+ColumnOpt = Annotated[
+    int | None,
+    typer.Option("--column", "-c", help="Cursor column, 0-based (default: end of the line)."),
+]
+StdinOpt = Annotated[
+    bool,
+    typer.Option("--stdin", help="Read the left context (code before the cursor) from stdin."),
+]
+LanguageOpt = Annotated[
+    str | None, typer.Option("--language", help="Language of --stdin text (python, java, ...).")
+]
+RouterOpt = Annotated[
+    str | None,
+    typer.Option("--router", help="offline (default) or llm (needs --model or $GREPRAG_MODEL)."),
+]
+ModelOpt = Annotated[str | None, typer.Option("--model", help="litellm model for --router llm.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON (stable keys).")]
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"greprag: error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _retriever(repo: Path, **settings: Any):
+    from greprag.config import ConfigError
+    from greprag.pipeline import RetrievalError, Retriever
+    from greprag.rg import RipgrepNotFound
+
+    try:
+        return Retriever(repo, **settings)
+    except (RetrievalError, ConfigError, RipgrepNotFound) as exc:
+        _fail(str(exc))
+
+
+def _inputs(
+    file: Path | None, line: int | None, column: int | None, stdin: bool, language: str | None
+) -> dict[str, Any]:
+    if stdin:
+        return {"left_context": sys.stdin.read(), "language": language}
+    if file is None or line is None:
+        _fail("give --file and --line (or --stdin with the code before the cursor)")
+    return {"file": file, "line": line, "column": column, "language": language}
+
+
+def _run(call):
+    from greprag.config import ConfigError
+    from greprag.pipeline import RetrievalError
+    from greprag.rg import RipgrepNotFound
+
+    try:
+        return call()
+    except (RetrievalError, ConfigError, RipgrepNotFound, OSError, RuntimeError) as exc:
+        _fail(str(exc))
+
+
+@app.command()
+def retrieve(
+    repo: RepoOpt = Path("."),
+    file: FileOpt = None,
+    line: LineOpt = None,
+    column: ColumnOpt = None,
+    budget: Annotated[int | None, typer.Option("--budget", "-b", help="Token budget.")] = None,
+    router: RouterOpt = None,
+    model: ModelOpt = None,
+    routes: Annotated[
+        str | None, typer.Option("--routes", help="grep, dense or auto (dense needs the extra).")
+    ] = None,
+    json_out: JsonOpt = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show queries, hits, scores, merges and drops.")
+    ] = False,
+    stdin: StdinOpt = False,
+    language: LanguageOpt = None,
+) -> None:
+    """Retrieve cross-file context for a cursor and print it (or --json).
+
+    Example: greprag retrieve --repo . --file app/service.py --line 42 --column 16
+    """
+    inputs = _inputs(file, line, column, stdin, language)
+    retriever = _retriever(repo, budget=budget, router=router, model=model, routes=routes)
+    result = _run(lambda: retriever.retrieve(**inputs))
+    if json_out:
+        payload = result.to_dict()
+        if explain:
+            payload["explain"] = result.explain
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    typer.echo(result.context, nl=False)
+    if explain:
+        from greprag.explain import render_explain
+
+        typer.echo(render_explain(result))
+    summary = (
+        f"{len(result.blocks)} blocks, {result.tokens} tokens, "
+        f"{result.timings.get('total', 0):.1f} ms, router {result.router}"
+    )
+    for note in result.fallbacks:
+        typer.echo(f"greprag: note: {note}", err=True)
+    typer.echo(f"greprag: {summary}", err=True)
+
+
+@app.command()
+def queries(
+    repo: RepoOpt = Path("."),
+    file: FileOpt = None,
+    line: LineOpt = None,
+    column: ColumnOpt = None,
+    router: RouterOpt = None,
+    model: ModelOpt = None,
+    json_out: JsonOpt = False,
+    stdin: StdinOpt = False,
+    language: LanguageOpt = None,
+) -> None:
+    """Print the ripgrep query plan for a cursor, without running it."""
+    inputs = _inputs(file, line, column, stdin, language)
+    retriever = _retriever(repo, router=router, model=model)
+    plan = _run(lambda: retriever.plan(**inputs))
+    if json_out:
+        typer.echo(
+            json.dumps(
+                {
+                    "router": plan.router,
+                    "queries": [q.to_dict() for q in plan.queries],
+                    "synonyms": plan.synonyms,
+                    "fallbacks": plan.fallbacks,
+                },
+                indent=2,
+            )
+        )
+        return
+    for i, q in enumerate(plan.queries, 1):
+        mode = "-F" if q.fixed else "-e"
+        lang = f" --type {q.lang}" if q.lang else ""
+        typer.echo(
+            f"{i:2d}. [{q.kind:8s} {q.purpose:10s} w={q.weight:.2f}] rg{lang} {mode} {q.pattern!r}"
+        )
+    for note in plan.fallbacks:
+        typer.echo(f"greprag: note: {note}", err=True)
+
+
+def _register_optional() -> None:
+    try:
+        from greprag.cli_index import register
+    except ImportError:
+        return
+    register(app)
+
+
+_register_optional()
+
+
+def main() -> None:
+    """Entry point of the ``greprag`` script."""
+    app()

@@ -1,0 +1,281 @@
+"""LocalContext: what the code around the cursor says (imports, scope, names in play)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    """One imported name: ``from pkg.mod import Name as Alias`` → module=pkg.mod, name=Name."""
+
+    module: str
+    name: str | None = None
+    alias: str | None = None
+    line: int = 0
+
+    @property
+    def local_name(self) -> str:
+        return self.alias or self.name or self.module.rsplit(".", 1)[-1]
+
+
+@dataclass
+class LocalContext:
+    """The local context C_local at a cursor; built by ``build_local_context``.
+
+    ``path`` is repo-relative (None for a bare left-context string). ``before`` is all
+    text before the cursor; ``window`` the last ``window_lines`` lines of it (the cursor
+    line's prefix included); ``prefix`` the cursor line up to the cursor.
+    """
+
+    before: str
+    window: str
+    prefix: str
+    path: str | None = None
+    lang: str | None = None
+    line: int = 1
+    column: int = 0
+    imports: list[ImportRef] = field(default_factory=list)
+    enclosing_class: str | None = None
+    class_bases: list[str] = field(default_factory=list)
+    class_header: str | None = None
+    enclosing_function: str | None = None
+    function_signature: str | None = None
+    annotations: dict[str, str] = field(default_factory=dict)
+    assignments: dict[str, str] = field(default_factory=dict)
+    empty_body: bool = False
+
+
+WINDOW_LINES = 30
+
+_PY_FROM = re.compile(r"^\s*from\s+([.\w]+)\s+import\s+\(?([^)#]*)")
+_PY_IMPORT = re.compile(r"^\s*import\s+([\w., ]+)")
+_JAVA_IMPORT = re.compile(r"^\s*import\s+(?:static\s+)?([\w.]+?)(\.\*)?\s*;")
+_JS_IMPORT = re.compile(
+    r"^\s*import\s+(?:type\s+)?(.+?)\s+from\s+['\"]([^'\"]+)['\"]|"
+    r"^\s*(?:const|let|var)\s+(.+?)\s*=\s*require\(\s*['\"]([^'\"]+)['\"]\s*\)"
+)
+_GO_IMPORT = re.compile(r"^\s*(?:import\s+)?(?:(\w+)\s+)?\"([\w./-]+)\"")
+_RUST_USE = re.compile(r"^\s*(?:pub\s+)?use\s+([\w:]+)(?:::\{([^}]*)\})?")
+_CS_USING = re.compile(r"^\s*using\s+(?:static\s+)?([\w.]+)\s*;")
+
+_PY_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\((.*)")
+_PY_CLASS = re.compile(r"^(\s*)class\s+(\w+)\s*(?:\(([^)]*)\))?")
+_BRACE_CLASS = re.compile(r"\b(?:class|interface|enum|record|struct|trait|impl)\s+(\w+)([^{]*)")
+_BRACE_FUNC = re.compile(r"(\w+)\s*(?:<[^>]*>)?\s*\(([^)]*)\)?[^;{]*$")
+_PY_ANNOT = re.compile(r"(?:self\.)?(\w+)\s*:\s*([A-Za-z_][\w.]*(?:\[[^\]=]*\])?)")
+_PY_ASSIGN = re.compile(r"^\s*(self\.)?(\w+)\s*(?::[^=]+)?=\s*([A-Za-z_][\w.]*)\s*\(")
+_TYPED_DECL = re.compile(
+    r"\b([A-Z][\w$]*(?:<[^;=()]*>)?(?:\[\])*)\s+([a-z_$][\w$]*)\s*(?:=|;|,|\))"
+)
+_NEW_ASSIGN = re.compile(r"\b(?:this\.)?([A-Za-z_$][\w$]*)\s*=\s*new\s+([A-Z][\w$.]*)")
+_GO_ASSIGN = re.compile(r"\b(\w+)\s*:?=\s*&?([A-Z]\w*)\s*[{(]|\b(\w+)\s*:=\s*(?:\w+\.)?New(\w+)\(")
+_BRACE_LANGS = {"java", "javascript", "typescript", "go", "rust", "csharp"}
+_CONTROL = frozenset(
+    ["if", "for", "while", "switch", "catch", "return", "new", "else", "do", "try", "synchronized"]
+)
+
+
+def _imports(lines: list[str], lang: str | None) -> list[ImportRef]:
+    refs: list[ImportRef] = []
+    for number, line in enumerate(lines, 1):
+        if lang == "python" or lang is None:
+            if m := _PY_FROM.match(line):
+                for part in m.group(2).replace("\\", "").split(","):
+                    words = part.split()
+                    if words and words[0].isidentifier():
+                        alias = words[2] if len(words) == 3 and words[1] == "as" else None
+                        refs.append(ImportRef(m.group(1), words[0], alias, number))
+                continue
+            if m := _PY_IMPORT.match(line):
+                for part in m.group(1).split(","):
+                    words = part.split()
+                    if words:
+                        alias = words[2] if len(words) == 3 and words[1] == "as" else None
+                        refs.append(ImportRef(words[0], None, alias, number))
+                continue
+        if lang in ("java", None) and (m := _JAVA_IMPORT.match(line)):
+            module, star = m.group(1), m.group(2)
+            if star:
+                refs.append(ImportRef(module, None, None, number))
+            else:
+                pkg, _, name = module.rpartition(".")
+                refs.append(ImportRef(pkg or module, name, None, number))
+        elif lang in ("javascript", "typescript") and (m := _JS_IMPORT.match(line)):
+            names, source = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            for word in re.findall(r"[A-Za-z_$][\w$]*(?:\s+as\s+[A-Za-z_$][\w$]*)?", names):
+                parts = word.split()
+                alias = parts[2] if len(parts) == 3 else None
+                if parts[0] not in ("type", "as"):
+                    refs.append(ImportRef(source, parts[0], alias, number))
+        elif lang == "go" and (m := _GO_IMPORT.match(line)) and ("import" in line or '"' in line):
+            refs.append(ImportRef(m.group(2), None, m.group(1), number))
+        elif lang == "rust" and (m := _RUST_USE.match(line)):
+            if m.group(2):
+                for name in re.findall(r"\w+", m.group(2)):
+                    refs.append(ImportRef(m.group(1), name, None, number))
+            else:
+                module, _, name = m.group(1).rpartition("::")
+                refs.append(ImportRef(module, name, None, number))
+        elif lang == "csharp" and (m := _CS_USING.match(line)):
+            refs.append(ImportRef(m.group(1), None, None, number))
+    return refs
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _python_scope(lines: list[str], ctx: LocalContext) -> None:
+    """Enclosing function and class by indentation, scanning up from the cursor."""
+    current = _indent(ctx.prefix) if ctx.prefix.strip() else None
+    limit = current if current is not None else 10**6
+    for number in range(len(lines) - 1, -1, -1):
+        line = lines[number]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = _indent(line)
+        if number == len(lines) - 1 and ctx.prefix.strip():
+            continue
+        if indent >= limit:
+            continue
+        if (
+            ctx.enclosing_function is None
+            and ctx.enclosing_class is None
+            and (m := _PY_DEF.match(line))
+        ):
+            ctx.enclosing_function = m.group(2)
+            ctx.function_signature = _join_signature(lines, number)
+            limit = indent
+            continue
+        if m := _PY_CLASS.match(line):
+            ctx.enclosing_class = m.group(2)
+            ctx.class_header = line.strip()
+            ctx.class_bases = [
+                b.strip().split("[")[0]
+                for b in (m.group(3) or "").split(",")
+                if b.strip() and "=" not in b
+            ]
+            return
+        limit = min(limit, indent)
+        if indent == 0:
+            return
+
+
+def _join_signature(lines: list[str], index: int, max_lines: int = 8) -> str:
+    parts = []
+    for line in lines[index : index + max_lines]:
+        parts.append(line.strip())
+        if line.rstrip().endswith((":", "{", ";")):
+            break
+    return " ".join(parts)
+
+
+def _brace_scope(lines: list[str], ctx: LocalContext) -> None:
+    """Enclosing method and class for brace languages, by brace depth scanning upward."""
+    depth = 0
+    for number in range(len(lines) - 1, -1, -1):
+        line = _strip_strings(lines[number])
+        for ch in reversed(line):
+            if ch == "}":
+                depth += 1
+            elif ch == "{":
+                depth -= 1
+        if depth >= 0 or "{" not in line:
+            continue
+        depth = 0  # this line opens a scope that encloses the cursor
+        header = " ".join(part.strip() for part in lines[max(0, number - 2) : number + 1])
+        header = header.split("{")[-2] if header.count("{") > 1 else header.split("{")[0]
+        if m := _BRACE_CLASS.search(header):
+            ctx.enclosing_class = ctx.enclosing_class or m.group(1)
+            ctx.class_header = ctx.class_header or header.strip()
+            if not ctx.class_bases:
+                ctx.class_bases = [
+                    w for w in re.findall(r"[A-Z][\w$]*", m.group(2)) if w != m.group(1)
+                ]
+            return
+        m = _BRACE_FUNC.search(header) if ctx.enclosing_function is None else None
+        if m and m.group(1) not in _CONTROL:
+            ctx.enclosing_function = m.group(1)
+            ctx.function_signature = header.strip()
+
+
+def _strip_strings(line: str) -> str:
+    return re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|//.*$', "", line)
+
+
+def _bindings(lines: list[str], ctx: LocalContext) -> None:
+    """Visible annotations (name → type) and assignments (name → constructor/type)."""
+    for line in lines:
+        if ctx.lang == "python" or ctx.lang is None:
+            if m := _PY_ASSIGN.match(line):
+                ctx.assignments[m.group(2)] = m.group(3)
+            stripped = line.strip()
+            if stripped.startswith(("def ", "async def ")) or ":" in stripped:
+                for name, annotation in _PY_ANNOT.findall(stripped):
+                    if name not in ("def", "class", "lambda", "return", "else", "try"):
+                        ctx.annotations[name] = annotation
+        if ctx.lang in _BRACE_LANGS or ctx.lang is None:
+            for type_name, name in _TYPED_DECL.findall(line):
+                if type_name.split("<")[0] not in ("return", "new"):
+                    ctx.annotations[name] = type_name
+            for name, type_name in _NEW_ASSIGN.findall(line):
+                ctx.assignments[name] = type_name
+            if ctx.lang in ("typescript", "rust", "go"):
+                for name, type_name in re.findall(r"\b(\w+)\s*[?!]?:\s*([A-Z][\w.]*)", line):
+                    ctx.annotations[name] = type_name
+            if ctx.lang == "go":
+                for a, b, c, d in _GO_ASSIGN.findall(line):
+                    if a:
+                        ctx.assignments[a] = b
+                    elif c:
+                        ctx.assignments[c] = d
+
+
+def _empty_body(lines: list[str], prefix: str, lang: str | None) -> bool:
+    """The cursor opens an empty body: only whitespace typed after a ``:`` or ``{`` line."""
+    if prefix.strip():
+        return False
+    for line in reversed(lines[:-1]):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if lang == "python" or lang is None:
+            if stripped.endswith(":") and re.match(r"(async\s+)?def\s", stripped):
+                return True
+            if stripped.startswith(('"""', "'''")) or stripped.endswith(('"""', "'''")):
+                continue  # a docstring right under the signature still counts as empty
+        return stripped.endswith("{") and bool(_BRACE_FUNC.search(stripped.rstrip("{")))
+    return False
+
+
+def build_local_context(
+    before: str,
+    *,
+    path: str | None = None,
+    lang: str | None = None,
+    line: int | None = None,
+    column: int | None = None,
+    window_lines: int = WINDOW_LINES,
+) -> LocalContext:
+    """Read the local context out of the text before the cursor."""
+    lines = before.split("\n")
+    prefix = lines[-1]
+    ctx = LocalContext(
+        before=before,
+        window="\n".join(lines[-window_lines:]),
+        prefix=prefix,
+        path=path,
+        lang=lang,
+        line=line if line is not None else len(lines),
+        column=column if column is not None else len(prefix),
+    )
+    ctx.imports = _imports(lines, lang)
+    if lang in _BRACE_LANGS:
+        _brace_scope(lines, ctx)
+    else:
+        _python_scope(lines, ctx)
+    _bindings(lines, ctx)
+    ctx.empty_body = _empty_body(lines, prefix, lang)
+    return ctx

@@ -1,0 +1,1 @@
+"""Pure functions over candidates: re-ranking, deduplication, fusion, packing."""

@@ -1,0 +1,87 @@
+"""Identifier-weighted re-ranking of candidates against the local context.
+
+The tokenizer is code-aware: ``getUserById`` yields ``getuserbyid`` (the whole
+identifier, so exact matches weigh most) plus ``get``, ``user``, ``by``, ``id``;
+``load_batch`` yields ``load_batch``, ``load``, ``batch``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from greprag.languages import words
+from greprag.models import Candidate
+
+_WORD_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|\d+")
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_STOP = words(
+    """
+    self this cls return def class import from if else elif for while in is not and
+    or none null true false new public private protected static final void int str
+    """
+)
+
+
+def split_identifier(word: str) -> list[str]:
+    """Parts of an identifier: camelCase and snake_case pieces, lowercased."""
+    parts: list[str] = []
+    for chunk in word.split("_"):
+        parts.extend(p.lower() for p in _CAMEL_RE.findall(chunk))
+    return [p for p in parts if p]
+
+
+def code_tokens(text: str) -> list[str]:
+    """Tokens for BM25: each identifier whole (lowercased) and its parts."""
+    tokens: list[str] = []
+    for word in _WORD_RE.findall(text):
+        lowered = word.lower()
+        if lowered in _STOP:
+            continue
+        tokens.append(lowered)
+        parts = split_identifier(word)
+        if len(parts) > 1:
+            tokens.extend(p for p in parts if p not in _STOP)
+    return tokens
+
+
+def bm25_scores(documents: Sequence[list[str]], query: list[str]) -> list[float]:
+    """BM25 (Okapi) score of each tokenized document for the tokenized query."""
+    if not documents or not query:
+        return [0.0] * len(documents)
+    from rank_bm25 import BM25Okapi
+
+    model = BM25Okapi(list(documents))
+    return [float(s) for s in model.get_scores(query)]
+
+
+def jaccard_scores(documents: Sequence[Iterable[str]], query: Iterable[str]) -> list[float]:
+    """Jaccard similarity of each document's token set with the query's (Naive GrepRAG)."""
+    query_set = set(query)
+    scores = []
+    for doc in documents:
+        doc_set = set(doc)
+        union = len(doc_set | query_set)
+        scores.append(len(doc_set & query_set) / union if union else 0.0)
+    return scores
+
+
+def rerank(candidates: list[Candidate], query_text: str, method: str = "bm25") -> list[Candidate]:
+    """Score candidates against ``query_text`` with ``method`` (bm25, jaccard or none).
+
+    Scores go to ``Candidate.score``; the list comes back sorted best first (stable, so
+    with ``none`` the route's own order is kept).
+    """
+    if method == "none" or not candidates:
+        return list(candidates)
+    documents = [code_tokens(c.text) for c in candidates]
+    query = code_tokens(query_text)
+    if method == "bm25":
+        scores = bm25_scores(documents, query)
+    elif method == "jaccard":
+        scores = jaccard_scores(documents, query)
+    else:
+        raise ValueError(f"unknown rerank method: {method!r} (bm25, jaccard or none)")
+    for candidate, score in zip(candidates, scores, strict=True):
+        candidate.score = score
+    return sorted(candidates, key=lambda c: -c.score)

@@ -1,0 +1,145 @@
+"""Budget packing: each block goes in whole, as its outline, or is dropped with a reason.
+
+Blocks are taken best first. A block larger than ``max_block_tokens`` (or than what is
+left) is offered as its outline: for a class, its header, first docstring line and
+member signatures; for a function or statement, its signature and the matched lines,
+with explicit ``...`` elisions. The final context is re-counted as a whole, so the
+budget holds to the token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from greprag import blocks as syntax
+from greprag.fusion.dedup import MergedRange
+from greprag.languages import language_for_path
+from greprag.models import Block, Drop
+from greprag.tokens import count_tokens
+
+LinesOf = Callable[[str], list[str]]
+
+
+@dataclass
+class Packed:
+    blocks: list[Block]
+    context: str
+    tokens: int
+    dropped: list[Drop]
+
+
+def _comment(path: str) -> str:
+    lang = language_for_path(path)
+    return lang.line_comment if lang else "#"
+
+
+def _render(block: Block) -> str:
+    return f"{block.header(_comment(block.path))}\n{block.text}\n"
+
+
+def render_context(blocks: list[Block]) -> str:
+    """The prompt-ready context: each block under a comment naming its file and lines."""
+    return "\n".join(_render(b) for b in blocks)
+
+
+def _unit_span(path: str, text: str, lang: str | None, start: int, end: int):
+    spans = syntax.file_spans(path, text, lang)
+    containing = [s for s in spans if s.start_line <= start and s.end_line >= end]
+    if not containing:
+        return None
+    return min(containing, key=lambda s: s.end_line - s.start_line)
+
+
+def _excerpt(lines: list[str], start: int, end: int, header_end: int, hits: set[int]) -> str:
+    """Signature lines plus each matched line (±1), with ``...`` where lines are left out."""
+    keep: set[int] = set(range(start, min(header_end, end) + 1))
+    for hit in hits:
+        if start <= hit <= end:
+            keep |= {n for n in (hit - 1, hit, hit + 1) if start <= n <= end}
+    out: list[str] = []
+    previous = start - 1
+    for number in sorted(keep):
+        if number > previous + 1:
+            indent = lines[number - 1][: len(lines[number - 1]) - len(lines[number - 1].lstrip())]
+            out.append(f"{indent}...")
+        out.append(lines[number - 1])
+        previous = number
+    if previous < end:
+        out.append("    ...")
+    return "\n".join(out)
+
+
+def outline_text(path: str, lines: list[str], item: MergedRange) -> str | None:
+    """A shortened form of the range that keeps its signature(s) and what matched."""
+    lang = language_for_path(path)
+    lang_name = lang.name if lang else None
+    text = "\n".join(lines)
+    span = _unit_span(path, text, lang_name, item.start_line, item.end_line)
+    if span is not None and span.kind == "class":
+        shortened = syntax.outline(text, lang_name, item.start_line, item.end_line)
+        return shortened or None
+    header_end = span.header_end_line if span is not None else item.start_line
+    return _excerpt(lines, item.start_line, item.end_line, header_end, item.match_lines)
+
+
+def pack(
+    ranges: list[MergedRange],
+    lines_of: LinesOf,
+    *,
+    budget: int,
+    max_block_tokens: int | None = None,
+    encoding: str = "cl100k_base",
+) -> Packed:
+    """Pack ranges (best first) into at most ``budget`` tokens."""
+    cap = max_block_tokens or budget
+    chosen: list[Block] = []
+    dropped: list[Drop] = []
+    used = 0
+    for item in ranges:
+        lines = lines_of(item.path)
+        end = min(item.end_line, len(lines))
+        if end < item.start_line:
+            continue
+        whole = Block(
+            path=item.path,
+            start_line=item.start_line,
+            end_line=end,
+            text="\n".join(lines[item.start_line - 1 : end]),
+            score=round(item.score, 4),
+            route=item.route,
+        )
+        whole.tokens = count_tokens(_render(whole), encoding)
+        left = budget - used
+        if whole.tokens <= min(cap, left):
+            chosen.append(whole)
+            used += whole.tokens + 1
+            continue
+        short_text = outline_text(item.path, lines, item)
+        if short_text:
+            short = Block(
+                path=item.path,
+                start_line=item.start_line,
+                end_line=end,
+                text=short_text,
+                score=whole.score,
+                route=item.route,
+                outline=True,
+            )
+            short.tokens = count_tokens(_render(short), encoding)
+            if short.tokens <= left:
+                chosen.append(short)
+                used += short.tokens + 1
+                continue
+        reason = f"over budget ({whole.tokens} tokens whole, {left} left)"
+        dropped.append(Drop(item.path, item.start_line, end, reason, whole.score))
+    context = render_context(chosen)
+    tokens = count_tokens(context, encoding)
+    while chosen and tokens > budget:  # joins can tokenize differently: trim to the token
+        last = chosen.pop()
+        dropped.append(
+            Drop(last.path, last.start_line, last.end_line, "over budget after join", last.score)
+        )
+        context = render_context(chosen)
+        tokens = count_tokens(context, encoding)
+    return Packed(blocks=chosen, context=context, tokens=tokens, dropped=dropped)

@@ -1,0 +1,237 @@
+"""Languages we know: file extensions, rg types, keywords and definition templates.
+
+Templates are regexes for ripgrep (Rust regex syntax) with ``{name}`` standing for an
+already-escaped identifier (identifiers are ``[A-Za-z_$][\\w$]*``, so only ``$`` needs
+escaping).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+IDENTIFIER_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def words(text: str) -> frozenset[str]:
+    """A frozenset of the whitespace-separated words of ``text``."""
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    extensions: tuple[str, ...]
+    rg_type: str
+    keywords: frozenset[str]
+    definition: dict[str, str] = field(default_factory=dict)
+    grammar: str | None = None  # module of the tree-sitter grammar wheel
+    line_comment: str = "//"
+
+
+_COMMON_GENERIC = words(
+    """
+    self this cls super init config run data value values result results item items
+    key keys name names args kwargs obj object options opts params get set put add
+    main test tests type id len str int list dict tuple bool float none null true
+    false new i j k n x y z e ex err error tmp temp val var res ret out input output
+    file path line lines text count size index idx start end buf buffer msg message
+    ctx context log logger
+    """
+)
+
+PYTHON = Language(
+    name="python",
+    extensions=(".py", ".pyi"),
+    rg_type="py",
+    keywords=words(
+        """
+    False None True and as assert async await break class continue def del elif else
+    except finally for from global if import in is lambda nonlocal not or pass raise
+    return try while with yield match case print isinstance len range str int float
+    dict list set tuple bool object super self cls type hasattr getattr setattr
+    """
+    ),
+    definition={
+        "class": r"^\s*class\s+{name}\b",
+        "method": r"^\s*(async\s+)?def\s+{name}\s*\(",
+        "variable": r"^\s*(self\.)?{name}\s*(:[^=\n]+)?=[^=]",
+    },
+    grammar="tree_sitter_python",
+    line_comment="#",
+)
+
+_JAVA_MODIFIERS = (
+    r"(public|private|protected|static|final|abstract|synchronized|native|default|"
+    r"strictfp|transient|volatile)"
+)
+
+JAVA = Language(
+    name="java",
+    extensions=(".java",),
+    rg_type="java",
+    keywords=words(
+        """
+    abstract assert boolean break byte case catch char class const continue default
+    do double else enum extends final finally float for goto if implements import
+    instanceof int interface long native new package private protected public return
+    short static strictfp super switch synchronized this throw throws transient try
+    void volatile while var record yield null true false String Object Override
+    Integer Long Boolean Double List Map Set System out println
+    """
+    ),
+    definition={
+        "class": r"\b(class|interface|enum|record|@interface)\s+{name}\b",
+        "method": r"^\s*(" + _JAVA_MODIFIERS + r"\s+)*(<[^>]*>\s+)?[\w$<>\[\],.? ]+\s+{name}\s*\(",
+        "variable": r"^\s*(" + _JAVA_MODIFIERS + r"\s+)*[\w$<>\[\],.? ]+\s+{name}\s*(=|;)",
+    },
+    grammar="tree_sitter_java",
+)
+
+_JS_KEYWORDS = words(
+    """
+    break case catch class const continue debugger default delete do else export
+    extends finally for function if import in instanceof let new return super switch
+    this throw try typeof var void while with yield async await of static get set
+    null undefined true false console log require module exports
+    """
+)
+
+_JS_DEFINITION = {
+    "class": r"\b(class|interface|type|enum)\s+{name}\b",
+    "method": (
+        r"(\bfunction\s*\*?\s*{name}\s*[(<]|^\s*(public|private|protected|static|async|"
+        r"readonly|abstract|\s)*\*?{name}\s*[(<]|"
+        r"\b{name}\s*[:=]\s*(async\s+)?(function|\([^)]*\)\s*(:\s*[^=]+)?=>))"
+    ),
+    "variable": (
+        r"\b(const|let|var|readonly)\s+{name}\b|"
+        r"^\s*(public|private|protected|readonly|static|\s)*{name}\s*[?!]?:"
+    ),
+}
+
+JAVASCRIPT = Language(
+    name="javascript",
+    extensions=(".js", ".jsx", ".mjs", ".cjs"),
+    rg_type="js",
+    keywords=_JS_KEYWORDS,
+    definition=_JS_DEFINITION,
+    grammar="tree_sitter_javascript",
+)
+
+TYPESCRIPT = Language(
+    name="typescript",
+    extensions=(".ts", ".tsx", ".mts", ".cts"),
+    rg_type="ts",
+    keywords=_JS_KEYWORDS
+    | words(
+        """
+    interface type enum namespace declare implements private public protected
+    readonly abstract keyof infer is as any unknown never string number boolean
+    """
+    ),
+    definition=_JS_DEFINITION,
+    grammar="tree_sitter_typescript",
+)
+
+GO = Language(
+    name="go",
+    extensions=(".go",),
+    rg_type="go",
+    keywords=words(
+        """
+    break case chan const continue default defer else fallthrough for func go goto
+    if import interface map package range return select struct switch type var nil
+    true false err error string int bool byte rune make len append fmt
+    """
+    ),
+    definition={
+        "class": r"^\s*type\s+{name}\b",
+        "method": r"^func\s+(\([^)]*\)\s*)?{name}\s*[\[(]",
+        "variable": r"\b{name}\s*(:=|=)|^\s*(var|const)\s+{name}\b",
+    },
+    grammar="tree_sitter_go",
+)
+
+RUST = Language(
+    name="rust",
+    extensions=(".rs",),
+    rg_type="rust",
+    keywords=words(
+        """
+    as async await break const continue crate dyn else enum extern false fn for if
+    impl in let loop match mod move mut pub ref return self Self static struct super
+    trait true type unsafe use where while Some None Ok Err Option Result String Vec
+    Box
+    """
+    ),
+    definition={
+        "class": (
+            r"\b(struct|enum|trait|type|union)\s+{name}\b|"
+            r"\bimpl(<[^>]*>)?\s+([\w:]+\s+for\s+)?{name}\b"
+        ),
+        "method": r"\bfn\s+{name}\s*[<(]",
+        "variable": r"\b(let|const|static)\s+(mut\s+)?{name}\b",
+    },
+    grammar="tree_sitter_rust",
+)
+
+CSHARP = Language(
+    name="csharp",
+    extensions=(".cs",),
+    rg_type="csharp",
+    keywords=words(
+        """
+    abstract as base bool break byte case catch char checked class const continue
+    decimal default delegate do double else enum event explicit extern false finally
+    fixed float for foreach goto if implicit in int interface internal is lock long
+    namespace new null object operator out override params private protected public
+    readonly ref return sbyte sealed short sizeof stackalloc static string struct
+    switch this throw true try typeof uint ulong unchecked unsafe ushort using
+    virtual void volatile while var async await get set value record
+    """
+    ),
+    definition={
+        "class": r"\b(class|interface|enum|struct|record)\s+{name}\b",
+        "method": r"^\s*(\w+\s+)*[\w<>\[\],.? ]+\s+{name}\s*[(<]",
+        "variable": r"^\s*(\w+\s+)*[\w<>\[\],.? ]+\s+{name}\s*(=|;|\{)",
+    },
+    grammar="tree_sitter_c_sharp",
+)
+
+LANGUAGES: dict[str, Language] = {
+    lang.name: lang for lang in (PYTHON, JAVA, JAVASCRIPT, TYPESCRIPT, GO, RUST, CSHARP)
+}
+
+_BY_EXTENSION: dict[str, Language] = {
+    ext: lang for lang in LANGUAGES.values() for ext in lang.extensions
+}
+
+DOC_EXTENSIONS: tuple[str, ...] = (".md", ".markdown", ".rst", ".txt", ".html", ".htm")
+
+
+def language_for_path(path: str | PurePosixPath) -> Language | None:
+    """The language of a file, from its extension; None when unknown."""
+    suffix = PurePosixPath(str(path)).suffix.lower()
+    return _BY_EXTENSION.get(suffix)
+
+
+def get_language(name: str | None) -> Language | None:
+    """Look a language up by name (``python``, ``java``, ...); None for None or unknown."""
+    if name is None:
+        return None
+    return LANGUAGES.get(name.lower())
+
+
+def is_generic(identifier: str) -> bool:
+    """True for names so common that searching them floods (``init``, ``config``, ``run``)."""
+    lowered = identifier.lower().strip("_")
+    return lowered in _COMMON_GENERIC or len(lowered) <= 2
+
+
+def escape_identifier(identifier: str) -> str:
+    """Escape an identifier for a ripgrep regex (only ``$`` is special)."""
+    if not IDENTIFIER_RE.fullmatch(identifier):
+        raise ValueError(f"not an identifier: {identifier!r}")
+    return identifier.replace("$", r"\$")

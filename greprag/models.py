@@ -1,0 +1,131 @@
+"""Plain data shared by every stage: queries, candidates, blocks and the result."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+QueryKind = Literal["class", "method", "variable", "other"]
+QUERY_KINDS: tuple[str, ...] = ("class", "method", "variable", "other")
+
+
+@dataclass(frozen=True)
+class Query:
+    """One ripgrep search: a validated pattern, never a shell command.
+
+    ``fixed`` selects ``rg -F`` (literal) instead of a regex. ``lang`` is a language
+    name from ``greprag.languages`` (it becomes ``--type``) or None for all files.
+    ``identifier`` is the keyword the query was built from; ``purpose`` says why
+    (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``).
+    """
+
+    pattern: str
+    kind: str = "other"
+    fixed: bool = False
+    lang: str | None = None
+    identifier: str = ""
+    purpose: str = "definition"
+    weight: float = 1.0
+    context_lines: int = 3
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class QueryPlan:
+    """What the router decided: the queries (best first) and synonym expansions."""
+
+    queries: list[Query]
+    router: str = "offline"
+    synonyms: dict[str, list[str]] = field(default_factory=dict)
+    fallbacks: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Candidate:
+    """A hit from a route: a line range of one file (1-based, inclusive)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    route: str = "grep"
+    query_index: int = -1
+    match_lines: tuple[int, ...] = ()
+    score: float = 0.0
+    queries: tuple[int, ...] = ()
+    prior: float = 0.0
+
+
+@dataclass
+class Block:
+    """A piece of context as it goes into the prompt."""
+
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    score: float
+    route: str = "grep"
+    outline: bool = False
+    tokens: int = 0
+
+    def header(self, comment: str = "#") -> str:
+        """The line that labels the block in the prompt, as a comment of its language."""
+        suffix = " (outline)" if self.outline else ""
+        return f"{comment} {self.path}:{self.start_line}-{self.end_line}{suffix}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A file a route did not read, and why (binary, too large, minified, ...)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Drop:
+    """A block left out of the packed context, and why."""
+
+    path: str
+    start_line: int
+    end_line: int
+    reason: str
+    score: float = 0.0
+
+
+@dataclass
+class Result:
+    """Everything one retrieval produced; ``context`` is prompt-ready."""
+
+    blocks: list[Block]
+    context: str
+    tokens: int
+    queries: list[Query]
+    timings: dict[str, float]
+    router: str
+    fallbacks: list[str] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    dropped: list[Drop] = field(default_factory=list)
+    routes: dict[str, str] = field(default_factory=dict)
+    explain: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable JSON shape printed by ``greprag retrieve --json``."""
+        return {
+            "router": self.router,
+            "tokens": self.tokens,
+            "blocks": [b.to_dict() for b in self.blocks],
+            "context": self.context,
+            "queries": [q.to_dict() for q in self.queries],
+            "timings_ms": {k: round(v, 3) for k, v in self.timings.items()},
+            "fallbacks": list(self.fallbacks),
+            "skipped": [asdict(s) for s in self.skipped],
+            "dropped": [asdict(d) for d in self.dropped],
+            "routes": dict(self.routes),
+        }

@@ -1,0 +1,305 @@
+"""The Retriever: local context → router → routes → re-rank → dedup → fusion → budget."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from greprag import blocks as syntax
+from greprag.config import Settings, load_settings
+from greprag.context import LocalContext, build_local_context
+from greprag.fusion.bm25 import rerank
+from greprag.fusion.dedup import MergedRange, merge_ranges, no_dedup, take_pool
+from greprag.fusion.pack import pack
+from greprag.imports import resolve_imports
+from greprag.languages import get_language, language_for_path
+from greprag.models import Candidate, QueryPlan, Result
+from greprag.rg import list_files
+from greprag.router import OfflineRouter
+from greprag.routes.grep import FileCache, GrepHits, GrepRoute
+
+_FILE_LIST_TTL_S = 30.0
+
+
+class RetrievalError(ValueError):
+    """Bad input to a retrieval: missing repo, file outside it, line past the end, ..."""
+
+
+class Retriever:
+    """Retrieve cross-file context for a cursor in ``repo`` (see ``retrieve``)."""
+
+    def __init__(self, repo: str | Path, **settings: Any) -> None:
+        root = Path(repo).expanduser()
+        if not root.is_dir():
+            raise RetrievalError(f"repository not found: {repo}")
+        self.repo = root.resolve()
+        self.settings: Settings = load_settings(self.repo, **settings)
+        self.grep = GrepRoute(
+            self.repo,
+            rg_path=self.settings.rg_path or None,
+            max_filesize=self.settings.max_filesize,
+            max_line_chars=self.settings.max_line_chars,
+            max_count_per_file=self.settings.max_count_per_file,
+            flood_files=self.settings.flood_files,
+            max_candidates=self.settings.max_candidates,
+        )
+        self.offline = OfflineRouter(self.settings.max_queries, self.settings.window_lines)
+        self._files: tuple[float, set[str]] | None = None
+
+    # -- inputs ----------------------------------------------------------------------
+    def _relative(self, file: str | Path) -> str:
+        path = Path(file)
+        full = (path if path.is_absolute() else self.repo / path).resolve()
+        try:
+            relative = full.relative_to(self.repo)
+        except ValueError:
+            raise RetrievalError(f"file is outside the repository: {file}") from None
+        if not full.is_file():
+            raise RetrievalError(f"file not found: {file}")
+        return relative.as_posix()
+
+    def local_context(
+        self,
+        file: str | Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        *,
+        left_context: str | None = None,
+        language: str | None = None,
+    ) -> LocalContext:
+        """The LocalContext for a file position or for a left-context string."""
+        window = self.settings.window_lines
+        if file is None:
+            if left_context is None:
+                raise RetrievalError("give a file and line, or a left-context string")
+            lang = get_language(language)
+            if language and lang is None:
+                raise RetrievalError(f"unknown language: {language}")
+            return build_local_context(
+                left_context, lang=lang.name if lang else None, window_lines=window
+            )
+        path = self._relative(file)
+        try:
+            text = (self.repo / path).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise RetrievalError(f"cannot read {path}: {exc.strerror or exc}") from None
+        lines = text.split("\n")
+        if line is None:
+            raise RetrievalError("a line number is needed with --file")
+        if not 1 <= line <= len(lines):
+            raise RetrievalError(f"line {line} is past the end of {path} ({len(lines)} lines)")
+        current = lines[line - 1]
+        col = len(current) if column is None else column
+        if not 0 <= col <= len(current):
+            raise RetrievalError(
+                f"column {col} is past the end of line {line} ({len(current)} chars)"
+            )
+        before = "\n".join([*lines[: line - 1], current[:col]])
+        lang = get_language(language) or language_for_path(path)
+        return build_local_context(
+            before,
+            path=path,
+            lang=lang.name if lang else None,
+            line=line,
+            column=col,
+            window_lines=window,
+        )
+
+    def _known_files(self) -> set[str]:
+        now = time.monotonic()
+        if self._files is None or now - self._files[0] > _FILE_LIST_TTL_S:
+            self._files = (now, set(list_files(self.grep.rg, self.repo)))
+        return self._files[1]
+
+    # -- planning --------------------------------------------------------------------
+    def _plan(self, ctx: LocalContext, imported: dict[str, str]) -> QueryPlan:
+        in_repo = set(imported)
+        if self.settings.router == "llm":
+            from greprag.llm_router import LLMRouter, RouterError
+
+            try:
+                plan = LLMRouter(
+                    self.settings.model or None,
+                    timeout=self.settings.llm_timeout,
+                    max_queries=self.settings.max_queries,
+                ).plan(ctx)
+            except RouterError as exc:
+                plan = self.offline.plan(ctx, in_repo)
+                plan.fallbacks.append(f"llm router failed, used offline router: {exc.reason}")
+            return plan
+        return self.offline.plan(ctx, in_repo)
+
+    def plan(self, file=None, line=None, column=None, *, left_context=None, language=None):
+        """The query plan only (what ``greprag queries`` prints)."""
+        ctx = self.local_context(file, line, column, left_context=left_context, language=language)
+        imported = self._imports(ctx)
+        return self._plan(ctx, imported)
+
+    def _imports(self, ctx: LocalContext) -> dict[str, str]:
+        if not ctx.imports:
+            return {}
+        known = self._known_files() if ctx.lang == "java" else None
+        return resolve_imports(ctx, self.repo, known)
+
+    # -- scoring ---------------------------------------------------------------------
+    def _score(
+        self,
+        candidates: list[Candidate],
+        ctx: LocalContext,
+        plan: QueryPlan,
+        imported_files: set[str],
+    ) -> list[Candidate]:
+        s = self.settings
+        query_text = ctx.window
+        if s.rerank == "jaccard":
+            return rerank(candidates, query_text, "jaccard")
+        if s.rerank == "bm25":
+            rerank(candidates, query_text, "bm25")
+            top = max((c.score for c in candidates), default=0.0) or 1.0
+            bm25 = {id(c): c.score / top for c in candidates}
+        else:
+            bm25 = {id(c): 0.0 for c in candidates}
+        for c in candidates:
+            purpose = plan.queries[c.query_index].purpose if c.query_index >= 0 else ""
+            score = s.bm25_weight * bm25[id(c)] + s.prior_weight * c.prior
+            if c.path in imported_files:
+                score += s.import_bonus
+            if purpose == "definition":
+                score += s.definition_bonus
+            c.score = score
+        return sorted(candidates, key=lambda c: -c.score)
+
+    def _expander(self, files: FileCache):
+        def expand(path: str, start: int, end: int) -> tuple[int, int]:
+            lines = files.get(path)
+            lang = language_for_path(path)
+            text = "\n".join(lines)
+            spans = syntax.file_spans(path, text, lang.name if lang else None)
+            return syntax.expand_range(text, lang.name if lang else None, start, end, spans)
+
+        return expand
+
+    # -- the whole retrieval ---------------------------------------------------------
+    def retrieve(
+        self,
+        file: str | Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        *,
+        left_context: str | None = None,
+        language: str | None = None,
+    ) -> Result:
+        """Context for the cursor at (file, line, column), or after ``left_context``."""
+        s = self.settings
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        ctx = self.local_context(file, line, column, left_context=left_context, language=language)
+        imported = self._imports(ctx)
+        timings["context"] = (time.perf_counter() - t0) * 1000
+        t = time.perf_counter()
+        plan = self._plan(ctx, imported)
+        timings["router"] = (time.perf_counter() - t) * 1000
+
+        t = time.perf_counter()
+        files = FileCache(self.repo)
+        hits: GrepHits = self.grep.search(
+            plan,
+            exclude_path=ctx.path,
+            cursor_line=ctx.line,
+            admit_above_cursor=s.include_current_file == "above",
+            files=files,
+        )
+        timings["grep"] = (time.perf_counter() - t) * 1000
+
+        t = time.perf_counter()
+        ranked = self._score(hits.candidates, ctx, plan, set(imported.values()))
+        timings["rerank"] = (time.perf_counter() - t) * 1000
+
+        t = time.perf_counter()
+        ranges: list[MergedRange]
+        if s.dedup:
+            pool = take_pool(ranked, s.dedup_pool)
+            ranges = merge_ranges(pool, gap=s.merge_gap, expand=self._expander(files))
+        else:
+            ranges = no_dedup(ranked)
+        ranges = self._keep_current_file_above(ranges, ctx)
+        timings["dedup"] = (time.perf_counter() - t) * 1000
+
+        t = time.perf_counter()
+        packed = pack(
+            ranges,
+            files.get,
+            budget=s.budget,
+            max_block_tokens=max(1, int(s.budget * s.max_block_share)),
+            encoding=s.encoding,
+        )
+        timings["pack"] = (time.perf_counter() - t) * 1000
+        timings["total"] = (time.perf_counter() - t0) * 1000
+
+        explain = {
+            "local_context": {
+                "path": ctx.path,
+                "lang": ctx.lang,
+                "line": ctx.line,
+                "column": ctx.column,
+                "enclosing_class": ctx.enclosing_class,
+                "enclosing_function": ctx.enclosing_function,
+                "class_bases": ctx.class_bases,
+                "empty_body": ctx.empty_body,
+                "imports_in_repo": imported,
+            },
+            "queries": [
+                {
+                    "pattern": q.pattern,
+                    "kind": q.kind,
+                    "purpose": q.purpose,
+                    "weight": round(q.weight, 3),
+                    "hits": st.hits,
+                    "files": st.files,
+                    "kept": st.kept,
+                    "note": st.note,
+                }
+                for q, st in zip(plan.queries, hits.stats, strict=True)
+            ],
+            "candidates": len(hits.candidates),
+            "merged": [
+                {
+                    "path": r.path,
+                    "start_line": r.start_line,
+                    "end_line": r.end_line,
+                    "members": r.members,
+                    "score": round(r.score, 4),
+                }
+                for r in ranges
+                if r.members > 1
+            ],
+        }
+        return Result(
+            blocks=packed.blocks,
+            context=packed.context,
+            tokens=packed.tokens,
+            queries=list(plan.queries),
+            timings=timings,
+            router=plan.router,
+            fallbacks=list(plan.fallbacks),
+            skipped=hits.skipped,
+            dropped=packed.dropped,
+            routes={"grep": "always on"},
+            explain=explain,
+        )
+
+    def _keep_current_file_above(
+        self, ranges: list[MergedRange], ctx: LocalContext
+    ) -> list[MergedRange]:
+        """Block extension may reach past the cursor in the current file: clip or drop."""
+        if ctx.path is None:
+            return ranges
+        kept = []
+        for r in ranges:
+            if r.path == ctx.path:
+                if self.settings.include_current_file != "above" or r.start_line >= ctx.line:
+                    continue
+                r.end_line = min(r.end_line, ctx.line - 1)
+            kept.append(r)
+        return kept

@@ -1,0 +1,335 @@
+"""The offline router: deterministic keyword prediction into fixed rg templates.
+
+Like the paper's distilled router, it only decides *which identifiers* to search for and
+of what kind; the rg command comes from a fixed template per language and kind. It
+ranks identifiers by how close they sit to the cursor (the receiver or callee at the
+cursor first), prefers rare, in-repo names over generic or external ones, and mixes
+definition probes with usage probes and a few wildcard ones (≤ 10 queries).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass, field
+
+from greprag.context import LocalContext
+from greprag.languages import IDENTIFIER_RE, escape_identifier, get_language, is_generic
+from greprag.models import Query, QueryPlan
+
+MAX_QUERIES = 10
+_TOKEN_RE = re.compile(r"(\.\s*)?([A-Za-z_$][\w$]*)(\s*\()?")
+_STRING_RE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+_COMMENT_RE = {"#": re.compile(r"#.*$"), "//": re.compile(r"//.*$")}
+_PY_BUILTINS = frozenset(dir(builtins))
+_RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
+_CALL_OPEN_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*\([^()]*$")
+_DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
+
+
+@dataclass
+class Candidate:
+    """An identifier worth searching, with what we know about it."""
+
+    name: str
+    kind: str
+    score: float = 0.0
+    called: bool = False
+    member_of: str | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+def _snake_to_camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+
+
+def _kind_of(name: str, called: bool, after_new: bool, lang: str | None) -> str:
+    if after_new:
+        return "class"
+    if name.isupper() and len(name) > 1:
+        return "variable"
+    if name[0].isupper():
+        if called and lang in ("go", "csharp"):
+            return "method"
+        return "class"
+    return "method" if called else "variable"
+
+
+class OfflineRouter:
+    """Plan ≤ ``max_queries`` rg queries from a LocalContext, no model needed."""
+
+    name = "offline"
+
+    def __init__(self, max_queries: int = MAX_QUERIES, window_lines: int = 30) -> None:
+        self.max_queries = max_queries
+        self.window_lines = window_lines
+
+    # -- identifier harvesting -------------------------------------------------------
+    def _local_definitions(self, ctx: LocalContext) -> set[str]:
+        """Names the current file defines itself (its own defs, classes, local variables)."""
+        defined: set[str] = set()
+        if ctx.lang == "python" or ctx.lang is None:
+            defined |= set(re.findall(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", ctx.before, re.M))
+        else:
+            defined |= set(
+                re.findall(r"\b(?:class|interface|enum|record|struct|trait)\s+(\w+)", ctx.before)
+            )
+        return defined
+
+    def _externals(self, ctx: LocalContext, in_repo: set[str]) -> set[str]:
+        """Local names bound to imports from outside the repo (stdlib, dependencies)."""
+        return {ref.local_name for ref in ctx.imports if ref.local_name not in in_repo}
+
+    def _harvest(self, ctx: LocalContext, in_repo: set[str]) -> dict[str, Candidate]:
+        lang = get_language(ctx.lang)
+        keywords = lang.keywords if lang else frozenset()
+        comment = _COMMENT_RE.get(lang.line_comment if lang else "#")
+        local_defs = self._local_definitions(ctx)
+        externals = self._externals(ctx, in_repo)
+        lines = ctx.window.split("\n")
+        found: dict[str, Candidate] = {}
+        for offset, raw in enumerate(reversed(lines)):
+            text = _STRING_RE.sub('""', raw)
+            if comment is not None:
+                text = comment.sub("", text)
+            if re.match(r"\s*(from|import|package|using|use)\b", text):
+                continue
+            proximity = 1.0 / (1.0 + 0.35 * offset)
+            for m in _TOKEN_RE.finditer(text):
+                dotted, name, paren = m.group(1), m.group(2), m.group(3)
+                if name in keywords or name in ("self", "this", "cls", "super"):
+                    continue
+                if ctx.lang in (None, "python") and name in _PY_BUILTINS:
+                    continue
+                receiver = text[: m.start()].rstrip()
+                root = re.search(r"([A-Za-z_$][\w$]*)\s*(?:\.\s*[A-Za-z_$][\w$]*\s*)*$", receiver)
+                if dotted and root and root.group(1) in externals:
+                    continue  # os.path.join: members of external modules
+                if name in externals:
+                    continue
+                after_new = bool(re.search(r"\bnew\s*$", text[: m.start()]))
+                kind = _kind_of(name, bool(paren), after_new, ctx.lang)
+                score = proximity
+                reasons = []
+                if name in local_defs:
+                    score *= 0.25
+                    reasons.append("defined in this file")
+                if name in in_repo:
+                    score *= 1.5
+                    reasons.append("imported from the repo")
+                if is_generic(name):
+                    score *= 0.2
+                    reasons.append("generic")
+                if kind == "variable" and not dotted and name not in in_repo:
+                    score *= 0.35  # a bare lowercase name is most likely a local
+                cand = found.get(name)
+                if cand is None:
+                    found[name] = Candidate(name, kind, score, bool(paren), None, reasons)
+                else:
+                    cand.score = max(cand.score, score) + 0.05 * score
+                    cand.called = cand.called or bool(paren)
+                    if paren and cand.kind == "variable":
+                        cand.kind = "method"
+        return found
+
+    # -- the cursor's own target -----------------------------------------------------
+    def _cursor_targets(self, ctx: LocalContext) -> list[Candidate]:
+        """What the cursor line is about to use: receiver type, open call, declared type."""
+        prefix = _STRING_RE.sub('""', ctx.prefix)
+        targets: list[Candidate] = []
+        receiver = _RECEIVER_RE.search(prefix)
+        if receiver and receiver.group(1).rstrip().endswith("."):
+            chain = [p.strip() for p in receiver.group(1).split(".") if p.strip()]
+            partial = receiver.group(2)
+            last = chain[-1]
+            type_name = (
+                ctx.assignments.get(last)
+                or ctx.annotations.get(last)
+                or (last if last[:1].isupper() else None)
+            )
+            if type_name:
+                type_name = re.split(r"[\[<]", type_name)[0].rsplit(".", 1)[-1]
+                targets.append(Candidate(type_name, "class", 3.0, reasons=["receiver type"]))
+            else:
+                guess = _snake_to_camel(last)
+                if last not in ("self", "this") and len(guess) > 2:
+                    targets.append(
+                        Candidate(guess, "class", 1.2, member_of="wildcard", reasons=["guess"])
+                    )
+            if last not in ("self", "this", "cls"):
+                targets.append(
+                    Candidate(last, "variable", 2.0, member_of="usage", reasons=["receiver"])
+                )
+            if partial:
+                targets.append(
+                    Candidate(partial, "method", 2.5, member_of="prefix", reasons=["member prefix"])
+                )
+        call = _CALL_OPEN_RE.search(prefix)
+        if call and call.group(1) not in ("if", "for", "while", "switch", "print", "return"):
+            targets.append(
+                Candidate(call.group(1), "method", 2.8, called=True, reasons=["open call"])
+            )
+        declared = _DECL_TYPE_RE.match(prefix)
+        if declared:
+            targets.append(Candidate(declared.group(1), "class", 3.0, reasons=["declared type"]))
+        return targets
+
+    # -- query templates -------------------------------------------------------------
+    def _definition(self, cand: Candidate, lang_name: str | None, weight: float) -> Query | None:
+        lang = get_language(lang_name)
+        name = escape_identifier(cand.name)
+        template = lang.definition.get(cand.kind) if lang else None
+        if template is None:
+            return Query(
+                rf"\b{name}\b", cand.kind, False, lang_name, cand.name, "definition", weight
+            )
+        return Query(
+            template.replace("{name}", name),
+            cand.kind,
+            False,
+            lang_name,
+            cand.name,
+            "definition",
+            weight,
+            context_lines=4,
+        )
+
+    def _usage(self, cand: Candidate, lang_name: str | None, weight: float) -> Query:
+        name = escape_identifier(cand.name)
+        if cand.kind == "method":
+            pattern = rf"\.{name}\s*\(|\b{name}\s*\("
+        elif cand.kind == "class":
+            pattern = rf"\b{name}\s*[.(]|new\s+{name}\b|:\s*{name}\b"
+        else:
+            pattern = rf"\.{name}\.\w+|\b{name}\.\w+\s*\("
+        return Query(pattern, cand.kind, False, lang_name, cand.name, "usage", weight, 2)
+
+    def _wildcards(self, ctx: LocalContext, cands: list[Candidate], weight: float) -> list[Query]:
+        lang = ctx.lang
+        out: list[Query] = []
+        for cand in cands:
+            name = escape_identifier(cand.name)
+            if cand.member_of == "wildcard":  # receiver `self.data_loader.` → class *DataLoader
+                out.append(
+                    Query(
+                        self._class_wildcard(name, lang),
+                        "class",
+                        False,
+                        lang,
+                        cand.name,
+                        "wildcard",
+                        weight * 0.9,
+                        4,
+                    )
+                )
+            elif cand.member_of == "prefix":
+                out.append(
+                    Query(
+                        self._method_wildcard(name, lang),
+                        "method",
+                        False,
+                        lang,
+                        cand.name,
+                        "wildcard",
+                        weight,
+                        3,
+                    )
+                )
+        if ctx.empty_body and ctx.class_bases:
+            for base in ctx.class_bases[:2]:
+                base_name = base.rsplit(".", 1)[-1]
+                if not IDENTIFIER_RE.fullmatch(base_name) or is_generic(base_name):
+                    continue
+                escaped = escape_identifier(base_name)
+                if lang == "python":
+                    pattern = rf"^\s*class\s+\w+\s*\([^)]*\b{escaped}\b"
+                else:
+                    pattern = rf"\b(extends|implements)\s+([\w.<>, ]*\b)?{escaped}\b"
+                out.append(
+                    Query(pattern, "class", False, lang, base_name, "wildcard", weight * 0.95, 4)
+                )
+        return out
+
+    @staticmethod
+    def _class_wildcard(name: str, lang: str | None) -> str:
+        if lang == "python":
+            return rf"^\s*class\s+\w*{name}\b"
+        return rf"\b(class|interface|struct|type)\s+\w*{name}\b"
+
+    @staticmethod
+    def _method_wildcard(name: str, lang: str | None) -> str:
+        if lang == "python":
+            return rf"^\s*(async\s+)?def\s+{name}\w*\s*\("
+        if lang == "go":
+            return rf"^func\s+(\([^)]*\)\s*)?{name}\w*\s*\("
+        if lang == "rust":
+            return rf"\bfn\s+{name}\w*\s*[<(]"
+        return rf"\b{name}\w*\s*\([^;]*\)\s*(\{{|throws|:|=>)"
+
+    # -- the plan --------------------------------------------------------------------
+    def plan(self, ctx: LocalContext, in_repo: set[str] | None = None) -> QueryPlan:
+        """Rank identifiers, then emit definition, usage and wildcard queries (≤ max)."""
+        in_repo = in_repo or set()
+        harvested = self._harvest(ctx, in_repo)
+        targets = self._cursor_targets(ctx)
+        if ctx.empty_body:
+            targets += self._empty_body_targets(ctx)
+        ranked: dict[str, Candidate] = {}
+        for cand in targets:
+            existing = ranked.get(cand.name)
+            if existing is None or cand.score > existing.score:
+                ranked[cand.name] = cand
+        for name, cand in harvested.items():
+            if name in ranked:
+                ranked[name].score += cand.score
+            else:
+                ranked[name] = cand
+        ordered = sorted(ranked.values(), key=lambda c: -c.score)
+        ordered = [c for c in ordered if len(c.name) > 1]
+        top = ordered[0].score if ordered else 1.0
+        queries: list[Query] = []
+        wildcard_sources = [c for c in ordered if c.member_of in ("wildcard", "prefix")]
+        queries += self._wildcards(ctx, wildcard_sources, 1.0)
+        definitions = [c for c in ordered if c.member_of not in ("wildcard", "prefix", "usage")]
+        usage_sources = [c for c in ordered if not is_generic(c.name)]
+        n_usage = 0
+        for cand in definitions:
+            if len(queries) >= self.max_queries:
+                break
+            if is_generic(cand.name) and cand.score < 1.0:
+                continue
+            weight = min(1.0, cand.score / top)
+            query = self._definition(cand, ctx.lang, weight)
+            if query is not None and query not in queries:
+                queries.append(query)
+        for cand in usage_sources[:4]:
+            if n_usage >= 3:
+                break
+            usage = self._usage(cand, ctx.lang, 0.7 * min(1.0, cand.score / top))
+            if usage in queries:
+                continue
+            if len(queries) >= self.max_queries:
+                # make room: replace the weakest definition probe
+                weakest = min(
+                    (q for q in queries if q.purpose == "definition"),
+                    key=lambda q: q.weight,
+                    default=None,
+                )
+                if weakest is None or weakest.weight >= usage.weight:
+                    break
+                queries.remove(weakest)
+            queries.append(usage)
+            n_usage += 1
+        queries.sort(key=lambda q: -q.weight)
+        return QueryPlan(queries=queries[: self.max_queries], router=self.name)
+
+    def _empty_body_targets(self, ctx: LocalContext) -> list[Candidate]:
+        """An empty body: siblings with the same method name, the bases, the signature."""
+        targets: list[Candidate] = []
+        if ctx.enclosing_function and not is_generic(ctx.enclosing_function):
+            targets.append(Candidate(ctx.enclosing_function, "method", 2.6, reasons=["sibling"]))
+        for base in ctx.class_bases[:3]:
+            name = base.rsplit(".", 1)[-1]
+            if IDENTIFIER_RE.fullmatch(name) and name not in ("object", "ABC", "Object"):
+                targets.append(Candidate(name, "class", 2.9, reasons=["base class"]))
+        return targets

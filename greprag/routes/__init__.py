@@ -1,0 +1,1 @@
+"""Retrieval routes: each turns a plan (and local context) into candidates."""

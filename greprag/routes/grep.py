@@ -1,0 +1,271 @@
+"""The grep route: one batched rg pass for a query plan → candidates, skips and stats.
+
+All queries of a language go to a single rg process (each pattern after ``-e``); each
+matched line is then attributed to the queries whose pattern it matches. That scans the
+repository once instead of ten times. A query that floods (hits in too many files) is
+narrowed to its hits in files that other queries also hit, or dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from greprag.languages import get_language
+from greprag.models import Candidate, Query, QueryPlan, Skip
+from greprag.rg import (
+    RgBinary,
+    RgMatch,
+    SearchSpec,
+    build_argv,
+    escape_regex,
+    find_rg,
+    parse_json_lines,
+)
+
+
+@dataclass
+class QueryStats:
+    """What one query found: matched lines, files, and whether it was narrowed."""
+
+    index: int
+    hits: int = 0
+    files: int = 0
+    kept: int = 0
+    note: str = ""
+
+
+@dataclass
+class GrepHits:
+    candidates: list[Candidate]
+    skipped: list[Skip]
+    stats: list[QueryStats]
+    lines: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class _Compiled:
+    index: int
+    query: Query
+    regex: re.Pattern[str]
+    literal: str | None
+
+
+def rg_pattern(query: Query) -> str:
+    """The query as a ripgrep regex (fixed strings escaped)."""
+    return escape_regex(query.pattern) if query.fixed else query.pattern
+
+
+def _compile(index: int, query: Query) -> _Compiled | None:
+    try:
+        regex = re.compile(re.escape(query.pattern) if query.fixed else query.pattern)
+    except re.error:
+        return None
+    literal: str | None = None
+    if query.fixed:
+        literal = query.pattern
+    elif query.identifier and "|" not in query.pattern and query.identifier in query.pattern:
+        literal = query.identifier
+    return _Compiled(index, query, regex, literal)
+
+
+class FileCache:
+    """Lines of repo files, read once per retrieval (``errors=replace``)."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.lines: dict[str, list[str]] = {}
+
+    def get(self, path: str) -> list[str]:
+        cached = self.lines.get(path)
+        if cached is None:
+            try:
+                text = (self.repo / path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            cached = text.splitlines()
+            self.lines[path] = cached
+        return cached
+
+
+class GrepRoute:
+    """rg → candidate windows around matched lines."""
+
+    name = "grep"
+
+    def __init__(
+        self,
+        repo: Path,
+        *,
+        rg_path: str | None = None,
+        max_filesize: str = "1M",
+        max_line_chars: int = 400,
+        max_count_per_file: int = 30,
+        flood_files: int = 40,
+        max_candidates: int = 400,
+        timeout: float = 20.0,
+    ) -> None:
+        self.repo = repo
+        self.rg = find_rg(rg_path)
+        self.max_filesize = max_filesize
+        self.max_line_chars = max_line_chars
+        self.max_count_per_file = max_count_per_file
+        self.flood_files = flood_files
+        self.max_candidates = max_candidates
+        self.timeout = timeout
+
+    def search(
+        self,
+        plan: QueryPlan,
+        *,
+        exclude_path: str | None = None,
+        cursor_line: int | None = None,
+        admit_above_cursor: bool = False,
+        files: FileCache | None = None,
+    ) -> GrepHits:
+        """Run the plan; candidates come back in plan priority order (not yet re-ranked)."""
+        files = files or FileCache(self.repo)
+        compiled = [c for i, q in enumerate(plan.queries) if (c := _compile(i, q)) is not None]
+        stats = [QueryStats(index=i) for i in range(len(plan.queries))]
+        for i in range(len(plan.queries)):
+            if not any(c.index == i for c in compiled):
+                stats[i].note = "pattern rejected by the regex engine"
+        matches, skipped = self._run(compiled)
+        hits_by_query: dict[int, list[RgMatch]] = defaultdict(list)
+        minified: set[str] = set()
+        for match in matches:
+            if match.path == exclude_path and not (
+                admit_above_cursor and cursor_line is not None and match.line_number < cursor_line
+            ):
+                continue
+            if len(match.text) > self.max_line_chars:
+                minified.add(match.path)
+                continue
+            for c in compiled:
+                if c.literal is not None and c.literal not in match.text:
+                    continue
+                if c.regex.search(match.text):
+                    hits_by_query[c.index].append(match)
+        skipped += [
+            Skip(p, f"minified line (over {self.max_line_chars} chars)") for p in sorted(minified)
+        ]
+        kept = self._narrow(hits_by_query, stats)
+        candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
+        return GrepHits(candidates=candidates, skipped=skipped, stats=stats, lines=files.lines)
+
+    def _run(self, compiled: list[_Compiled]) -> tuple[list[RgMatch], list[Skip]]:
+        by_lang: dict[str | None, list[str]] = defaultdict(list)
+        for c in compiled:
+            lang = c.query.lang if get_language(c.query.lang) else None
+            pattern = rg_pattern(c.query)
+            if pattern not in by_lang[lang]:
+                by_lang[lang].append(pattern)
+        procs = []
+        for lang, patterns in by_lang.items():
+            spec = SearchSpec(
+                patterns=tuple(patterns),
+                langs=(lang,) if lang else (),
+                max_count_per_file=self.max_count_per_file,
+                max_filesize=self.max_filesize,
+            )
+            argv = build_argv(self.rg, spec)
+            procs.append(
+                subprocess.Popen(
+                    argv,
+                    cwd=self.repo,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    stdin=subprocess.DEVNULL,
+                )
+            )
+        matches: list[RgMatch] = []
+        skipped: list[Skip] = []
+        seen: set[tuple[str, int]] = set()
+        for proc in procs:
+            try:
+                out, err = proc.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                raise RuntimeError(f"rg took longer than {self.timeout:.0f} s") from None
+            if proc.returncode not in (0, 1):
+                message = err.decode("utf-8", "replace").strip().splitlines()
+                raise RuntimeError(f"rg failed: {message[0] if message else proc.returncode}")
+            binaries: set[str] = set()
+            for item in parse_json_lines(out.splitlines()):
+                if isinstance(item, RgBinary):
+                    binaries.add(item.path)
+                elif (item.path, item.line_number) not in seen:
+                    seen.add((item.path, item.line_number))
+                    matches.append(item)
+            if binaries:
+                matches = [m for m in matches if m.path not in binaries]
+                skipped += [Skip(p, "binary") for p in sorted(binaries)]
+        return matches, skipped
+
+    def _narrow(
+        self, hits_by_query: dict[int, list[RgMatch]], stats: list[QueryStats]
+    ) -> dict[int, list[RgMatch]]:
+        """Cap each query; a query hitting too many files keeps only co-hit files."""
+        files_by_query = {i: {m.path for m in hits} for i, hits in hits_by_query.items()}
+        focused: set[str] = set()
+        for paths in files_by_query.values():
+            if len(paths) <= self.flood_files:
+                focused |= paths
+        kept: dict[int, list[RgMatch]] = {}
+        for i, hits in hits_by_query.items():
+            stats[i].hits = len(hits)
+            stats[i].files = len(files_by_query[i])
+            if stats[i].files > self.flood_files:
+                hits = [m for m in hits if m.path in focused]
+                stats[
+                    i
+                ].note = f"flooded ({stats[i].files} files): narrowed to files other queries hit"
+            kept[i] = hits
+            stats[i].kept = len(hits)
+        return kept
+
+    def _windows(
+        self,
+        plan: QueryPlan,
+        kept: dict[int, list[RgMatch]],
+        files: FileCache,
+        exclude_path: str | None,
+        cursor_line: int | None,
+    ) -> list[Candidate]:
+        """One candidate per matched line: the line with its context, best query first."""
+        by_line: dict[tuple[str, int], list[int]] = defaultdict(list)
+        for i in sorted(kept, key=lambda i: -plan.queries[i].weight):
+            for m in kept[i]:
+                by_line[(m.path, m.line_number)].append(i)
+        ordered = sorted(
+            by_line.items(), key=lambda kv: -max(plan.queries[i].weight for i in kv[1])
+        )
+        candidates: list[Candidate] = []
+        for (path, line), indices in ordered[: self.max_candidates]:
+            best = max(indices, key=lambda i: plan.queries[i].weight)
+            radius = plan.queries[best].context_lines
+            lines = files.get(path)
+            last = len(lines)
+            if path == exclude_path and cursor_line is not None:
+                last = min(last, cursor_line - 1)
+            start, end = max(1, line - radius), min(last, line + radius)
+            if end < start:
+                continue
+            candidates.append(
+                Candidate(
+                    path=path,
+                    start_line=start,
+                    end_line=end,
+                    text="\n".join(lines[start - 1 : end]),
+                    route=self.name,
+                    query_index=best,
+                    match_lines=(line,),
+                    queries=tuple(sorted(set(indices))),
+                    prior=plan.queries[best].weight,
+                )
+            )
+        return candidates
