@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -10,16 +11,17 @@ from greprag import blocks as syntax
 from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, build_local_context
 from greprag.fusion.bm25 import rerank
-from greprag.fusion.dedup import MergedRange, merge_ranges, no_dedup, take_pool
+from greprag.fusion.dedup import BlockExpansion, MergedRange, merge_ranges, no_dedup, take_pool
 from greprag.fusion.pack import pack
 from greprag.imports import resolve_imports
 from greprag.languages import get_language, language_for_path
-from greprag.models import Candidate, QueryPlan, Result
+from greprag.models import Candidate, Drop, QueryPlan, Result
 from greprag.rg import list_files
 from greprag.router import OfflineRouter
 from greprag.routes.grep import FileCache, GrepHits, GrepRoute
 
 _FILE_LIST_TTL_S = 30.0
+SMALL_FILE_LINES = 80
 
 
 class RetrievalError(ValueError):
@@ -170,13 +172,18 @@ class Retriever:
             c.score = score
         return sorted(candidates, key=lambda c: -c.score)
 
-    def _expander(self, files: FileCache):
+    def _expander(self, files: FileCache, ctx: LocalContext):
         def expand(path: str, start: int, end: int) -> tuple[int, int]:
             lines = files.get(path)
             lang = language_for_path(path)
             text = "\n".join(lines)
             spans = syntax.file_spans(path, text, lang.name if lang else None)
-            return syntax.expand_range(text, lang.name if lang else None, start, end, spans)
+            start, end = syntax.expand_range(text, lang.name if lang else None, start, end, spans)
+            if len(lines) <= SMALL_FILE_LINES and (end - start + 1) * 2 >= len(lines):
+                start, end = 1, len(lines)  # most of a small file: take its imports/constants too
+            if path == ctx.path:  # the current file's lines are admitted above the cursor only
+                end = min(end, ctx.line - 1)
+            return start, end
 
         return expand
 
@@ -217,16 +224,14 @@ class Retriever:
         timings["rerank"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        ranges: list[MergedRange]
+        expansion: BlockExpansion | None = None
         if s.dedup:
-            pool = take_pool(ranked, s.dedup_pool)
-            ranges = merge_ranges(pool, gap=s.merge_gap, expand=self._expander(files))
+            merged = merge_ranges(take_pool(ranked, s.dedup_pool), gap=s.merge_gap)
+            merged = self._keep_current_file_above(merged, ctx)
+            expansion = BlockExpansion(merged, self._expander(files, ctx), gap=s.merge_gap)
+            ranges: Iterable[MergedRange] = expansion
         else:
-            ranges = no_dedup(ranked)
-        ranges = self._keep_current_file_above(ranges, ctx)
-        timings["dedup"] = (time.perf_counter() - t) * 1000
-
-        t = time.perf_counter()
+            ranges = self._keep_current_file_above(no_dedup(ranked), ctx)
         packed = pack(
             ranges,
             files.get,
@@ -234,7 +239,12 @@ class Retriever:
             max_block_tokens=max(1, int(s.budget * s.max_block_share)),
             encoding=s.encoding,
         )
-        timings["pack"] = (time.perf_counter() - t) * 1000
+        if expansion is not None:
+            packed.dropped += [
+                Drop(r.path, r.start_line, r.end_line, "budget full", round(r.score, 4))
+                for r in expansion.remaining()
+            ]
+        timings["dedup_pack"] = (time.perf_counter() - t) * 1000
         timings["total"] = (time.perf_counter() - t0) * 1000
 
         explain = {
@@ -271,7 +281,7 @@ class Retriever:
                     "members": r.members,
                     "score": round(r.score, 4),
                 }
-                for r in ranges
+                for r in ([] if expansion is None else expansion.emitted())
                 if r.members > 1
             ],
         }

@@ -73,6 +73,15 @@ def find_rg(override: str | None = None) -> Path:
     )
 
 
+def parse_size(text: str) -> int:
+    """Bytes in an rg size such as ``1M``, ``512K`` or ``2G``."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    text = text.strip().upper()
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
 def escape_regex(text: str) -> str:
     """Escape a literal for ripgrep's (Rust) regex syntax."""
     return "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)

@@ -274,6 +274,8 @@ class OfflineRouter:
         targets = self._cursor_targets(ctx)
         if ctx.empty_body:
             targets += self._empty_body_targets(ctx)
+        else:
+            targets += self._base_targets(ctx, 1.0)
         ranked: dict[str, Candidate] = {}
         for cand in targets:
             existing = ranked.get(cand.name)
@@ -328,8 +330,14 @@ class OfflineRouter:
         targets: list[Candidate] = []
         if ctx.enclosing_function and not is_generic(ctx.enclosing_function):
             targets.append(Candidate(ctx.enclosing_function, "method", 2.6, reasons=["sibling"]))
+        return targets + self._base_targets(ctx, 2.9)
+
+    @staticmethod
+    def _base_targets(ctx: LocalContext, score: float) -> list[Candidate]:
+        """The enclosing class's bases and interfaces: the members it must honour."""
+        targets = []
         for base in ctx.class_bases[:3]:
             name = base.rsplit(".", 1)[-1]
             if IDENTIFIER_RE.fullmatch(name) and name not in ("object", "ABC", "Object"):
-                targets.append(Candidate(name, "class", 2.9, reasons=["base class"]))
+                targets.append(Candidate(name, "class", score, reasons=["base class"]))
         return targets

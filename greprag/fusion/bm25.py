@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from greprag.languages import words
 from greprag.models import Candidate
@@ -23,12 +24,13 @@ _STOP = words(
 )
 
 
-def split_identifier(word: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)
+def split_identifier(word: str) -> tuple[str, ...]:
     """Parts of an identifier: camelCase and snake_case pieces, lowercased."""
     parts: list[str] = []
     for chunk in word.split("_"):
         parts.extend(p.lower() for p in _CAMEL_RE.findall(chunk))
-    return [p for p in parts if p]
+    return tuple(p for p in parts if p)
 
 
 def code_tokens(text: str) -> list[str]:

@@ -1,9 +1,10 @@
 """Structure-aware deduplication (the paper's second stage).
 
 Take the top share of the ranked candidates, merge overlapping or adjacent line ranges
-per file, extend each to whole syntactic blocks, and merge again where the extended
-blocks meet. A merged block keeps the best score of its members and remembers which
-lines matched, so packing can fall back to an outline that still shows them.
+per file, extend each to whole syntactic blocks (lazily, as packing reaches them), and
+merge again where the extended blocks meet. A merged block keeps the best score of its
+members and remembers which lines matched, so packing can fall back to an outline that
+still shows them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class MergedRange:
     match_lines: set[int] = field(default_factory=set)
     queries: set[int] = field(default_factory=set)
     members: int = 1
+    outline_only: bool = False
 
 
 def take_pool(ranked: list[Candidate], share: float, minimum: int = 8) -> list[Candidate]:
@@ -56,12 +58,10 @@ def _merge_sorted(ranges: list[MergedRange], gap: int) -> list[MergedRange]:
     return merged
 
 
-def merge_ranges(
-    candidates: list[Candidate], *, gap: int = 0, expand: Expander | None = None
-) -> list[MergedRange]:
-    """Merge overlapping/adjacent ranges per file, widen them with ``expand``, merge again.
+def merge_ranges(candidates: list[Candidate], *, gap: int = 0) -> list[MergedRange]:
+    """Merge overlapping/adjacent ranges per file; best score first.
 
-    Returned best score first (ties: more merged members first, then path and line).
+    Ties go to more merged members, then path and line, so the order is deterministic.
     """
     per_file: dict[str, list[MergedRange]] = defaultdict(list)
     for c in candidates:
@@ -76,16 +76,75 @@ def merge_ranges(
                 queries=set(c.queries) or {c.query_index},
             )
         )
-    result: list[MergedRange] = []
-    for path, ranges in per_file.items():
-        merged = _merge_sorted(ranges, gap)
-        if expand is not None:
-            for item in merged:
-                item.start_line, item.end_line = expand(path, item.start_line, item.end_line)
-            merged = _merge_sorted(merged, gap)
-        result.extend(merged)
+    result = [item for ranges in per_file.values() for item in _merge_sorted(ranges, gap)]
     result.sort(key=lambda r: (-r.score, -r.members, r.path, r.start_line))
     return result
+
+
+class BlockExpansion:
+    """Widen merged ranges to whole syntactic blocks, lazily, best first.
+
+    Only ranges that packing actually reaches are parsed and widened, so a retrieval
+    parses a handful of files instead of every file with a hit. A widened block absorbs
+    the lower-ranked ranges of its file that it overlaps or touches; a range that falls
+    inside a block already emitted is absorbed too.
+    """
+
+    def __init__(self, ranges: list[MergedRange], expand: Expander, gap: int = 0) -> None:
+        self._pending = list(ranges)
+        self._expand = expand
+        self._gap = gap
+        self._emitted: dict[str, list[MergedRange]] = defaultdict(list)
+        self.absorbed = 0
+
+    def _touches(self, a: MergedRange, start: int, end: int) -> bool:
+        return a.start_line <= end + 1 + self._gap and start <= a.end_line + 1 + self._gap
+
+    def __iter__(self):
+        while self._pending:
+            item = self._pending.pop(0)
+            emitted = self._emitted[item.path]
+            if any(
+                e.start_line <= item.start_line and item.end_line <= e.end_line for e in emitted
+            ):
+                self.absorbed += 1
+                continue
+            lo, hi = (
+                (min(item.match_lines), max(item.match_lines))
+                if item.match_lines
+                else (item.start_line, item.end_line)
+            )
+            start, end = self._expand(item.path, lo, hi)
+            if any(e.start_line <= end and start <= e.end_line for e in emitted):
+                # widening would swallow a block already packed: keep the hit lines only,
+                # shown as an outline so nothing is cut mid-function
+                start, end = item.start_line, item.end_line
+                item.outline_only = True
+            item.start_line, item.end_line = start, end
+            keep = []
+            for other in self._pending:
+                if other.path == item.path and self._touches(other, start, end):
+                    item.start_line = min(item.start_line, other.start_line)
+                    item.end_line = max(item.end_line, other.end_line)
+                    item.match_lines |= other.match_lines
+                    item.queries |= other.queries
+                    item.members += other.members
+                    self.absorbed += 1
+                else:
+                    keep.append(other)
+            self._pending = keep
+            emitted.append(item)
+            yield item
+
+    def emitted(self) -> list[MergedRange]:
+        """The blocks produced so far, best first."""
+        return sorted(
+            (r for ranges in self._emitted.values() for r in ranges), key=lambda r: -r.score
+        )
+
+    def remaining(self) -> list[MergedRange]:
+        """Ranges never reached (packing stopped first)."""
+        return list(self._pending)
 
 
 def no_dedup(candidates: list[Candidate]) -> list[MergedRange]:

@@ -9,7 +9,7 @@ budget holds to the token.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from greprag import blocks as syntax
@@ -43,60 +43,71 @@ def render_context(blocks: list[Block]) -> str:
     return "\n".join(_render(b) for b in blocks)
 
 
-def _unit_span(path: str, text: str, lang: str | None, start: int, end: int):
-    spans = syntax.file_spans(path, text, lang)
-    containing = [s for s in spans if s.start_line <= start and s.end_line >= end]
-    if not containing:
-        return None
-    return min(containing, key=lambda s: s.end_line - s.start_line)
-
-
-def _excerpt(lines: list[str], start: int, end: int, header_end: int, hits: set[int]) -> str:
-    """Signature lines plus each matched line (±1), with ``...`` where lines are left out."""
-    keep: set[int] = set(range(start, min(header_end, end) + 1))
-    for hit in hits:
-        if start <= hit <= end:
-            keep |= {n for n in (hit - 1, hit, hit + 1) if start <= n <= end}
+def _elide(lines: list[str], keep: set[int], start: int, end: int) -> str:
+    """The kept lines of [start, end] in order, with ``...`` wherever lines are left out."""
     out: list[str] = []
     previous = start - 1
-    for number in sorted(keep):
+    for number in sorted(n for n in keep if start <= n <= end):
         if number > previous + 1:
-            indent = lines[number - 1][: len(lines[number - 1]) - len(lines[number - 1].lstrip())]
-            out.append(f"{indent}...")
+            line = lines[number - 1]
+            out.append(line[: len(line) - len(line.lstrip())] + "...")
         out.append(lines[number - 1])
         previous = number
     if previous < end:
-        out.append("    ...")
+        out.append("...")
     return "\n".join(out)
 
 
 def outline_text(path: str, lines: list[str], item: MergedRange) -> str | None:
-    """A shortened form of the range that keeps its signature(s) and what matched."""
+    """A shortened form of the range that keeps its signatures and what matched.
+
+    A range that is exactly one class gets the class outline (header, first docstring
+    line, member signatures). Anything else keeps the signature lines of every
+    definition that starts inside it and each matched line with one line around it.
+    """
     lang = language_for_path(path)
     lang_name = lang.name if lang else None
     text = "\n".join(lines)
-    span = _unit_span(path, text, lang_name, item.start_line, item.end_line)
-    if span is not None and span.kind == "class":
-        shortened = syntax.outline(text, lang_name, item.start_line, item.end_line)
-        return shortened or None
-    header_end = span.header_end_line if span is not None else item.start_line
-    return _excerpt(lines, item.start_line, item.end_line, header_end, item.match_lines)
+    spans = syntax.file_spans(path, text, lang_name)
+    start, end = item.start_line, item.end_line
+    for span in spans:
+        if span.start_line == start and span.end_line == end and span.kind == "class":
+            return syntax.outline(text, lang_name, start, end, spans) or None
+    keep: set[int] = {start}
+    for span in spans:
+        if start <= span.start_line <= end and span.kind in ("class", "function"):
+            keep |= set(range(span.start_line, min(span.header_end_line, end) + 1))
+    for hit in item.match_lines:
+        keep |= {hit - 1, hit, hit + 1}
+    return _elide(lines, keep, start, end)
+
+
+MIN_USEFUL_TOKENS = 24
 
 
 def pack(
-    ranges: list[MergedRange],
+    ranges: Iterable[MergedRange],
     lines_of: LinesOf,
     *,
     budget: int,
     max_block_tokens: int | None = None,
     encoding: str = "cl100k_base",
 ) -> Packed:
-    """Pack ranges (best first) into at most ``budget`` tokens."""
+    """Pack ranges (best first) into at most ``budget`` tokens.
+
+    Stops taking ranges once fewer than ``MIN_USEFUL_TOKENS`` are left, so lazily
+    produced ranges past that point are never computed.
+    """
     cap = max_block_tokens or budget
     chosen: list[Block] = []
     dropped: list[Drop] = []
     used = 0
     for item in ranges:
+        if budget - used < MIN_USEFUL_TOKENS:
+            dropped.append(
+                Drop(item.path, item.start_line, item.end_line, "budget full", round(item.score, 4))
+            )
+            break
         lines = lines_of(item.path)
         end = min(item.end_line, len(lines))
         if end < item.start_line:
@@ -111,7 +122,7 @@ def pack(
         )
         whole.tokens = count_tokens(_render(whole), encoding)
         left = budget - used
-        if whole.tokens <= min(cap, left):
+        if whole.tokens <= min(cap, left) and not item.outline_only:
             chosen.append(whole)
             used += whole.tokens + 1
             continue

@@ -8,8 +8,10 @@ narrowed to its hits in files that other queries also hit, or dropped.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +25,12 @@ from greprag.rg import (
     build_argv,
     escape_regex,
     find_rg,
+    list_files,
     parse_json_lines,
+    parse_size,
 )
+
+OVERSIZE_TTL_S = 30.0
 
 
 @dataclass
@@ -116,6 +122,7 @@ class GrepRoute:
         self.flood_files = flood_files
         self.max_candidates = max_candidates
         self.timeout = timeout
+        self._oversize: tuple[float, list[str]] | None = None
 
     def search(
         self,
@@ -156,6 +163,38 @@ class GrepRoute:
         candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
         return GrepHits(candidates=candidates, skipped=skipped, stats=stats, lines=files.lines)
 
+    def _oversize_files(self) -> list[str]:
+        """Files over ``max_filesize`` (listed once per ``OVERSIZE_TTL_S``)."""
+        now = time.monotonic()
+        if self._oversize is None or now - self._oversize[0] > OVERSIZE_TTL_S:
+            limit = parse_size(self.max_filesize)
+            big = []
+            for path in list_files(self.rg, self.repo):
+                try:
+                    if (self.repo / path).stat().st_size > limit:
+                        big.append(path)
+                except OSError:
+                    continue
+            self._oversize = (now, big)
+        return self._oversize[1]
+
+    def _oversize_process(self, patterns: list[str]) -> subprocess.Popen[bytes] | None:
+        """rg -l over the oversize files only, so their skips can be reported."""
+        big = self._oversize_files()
+        if not big or not patterns:
+            return None
+        argv = [str(self.rg), "--no-config", "--no-messages", "-l", "--max-count", "1"]
+        for pattern in patterns:
+            argv += ["-e", pattern]
+        argv += ["--", *big]
+        return subprocess.Popen(
+            argv,
+            cwd=self.repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
+
     def _run(self, compiled: list[_Compiled]) -> tuple[list[RgMatch], list[Skip]]:
         by_lang: dict[str | None, list[str]] = defaultdict(list)
         for c in compiled:
@@ -181,6 +220,7 @@ class GrepRoute:
                     stdin=subprocess.DEVNULL,
                 )
             )
+        oversize = self._oversize_process([p for ps in by_lang.values() for p in ps])
         matches: list[RgMatch] = []
         skipped: list[Skip] = []
         seen: set[tuple[str, int]] = set()
@@ -204,6 +244,12 @@ class GrepRoute:
             if binaries:
                 matches = [m for m in matches if m.path not in binaries]
                 skipped += [Skip(p, "binary") for p in sorted(binaries)]
+        if oversize is not None:
+            out, _ = oversize.communicate(timeout=self.timeout)
+            for raw in sorted(set(out.decode("utf-8", "replace").splitlines())):
+                skipped.append(
+                    Skip(raw.replace(os.sep, "/"), f"too large (over {self.max_filesize})")
+                )
         return matches, skipped
 
     def _narrow(
