@@ -1,0 +1,569 @@
+"""Block boundaries and outlines per language (tree-sitter) and the line-based fallbacks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from greprag.blocks import Span, definition_spans, expand_range, file_spans, outline
+
+PYTHON = '''\
+import os
+from typing import (
+    Any,
+    Optional,
+)
+
+LIMITS = {
+    "a": 1,
+    "b": 2,
+}
+
+
+class Store:
+    """Key-value store.
+
+    Longer description.
+    """
+
+    kind = "memory"
+
+    @staticmethod
+    @cached(size=3)
+    def make(name: str) -> "Store":
+        value = compute(name)
+        return Store()
+
+    def get(self, key):
+        def helper(k):
+            return k.upper()
+
+        return helper(key)
+
+
+def main():
+    print(LIMITS)
+'''
+
+
+def _span(spans: list[Span], name: str) -> Span:
+    return next(s for s in spans if s.name == name)
+
+
+def test_python_spans_include_decorators_and_nesting() -> None:
+    spans = definition_spans(PYTHON, "python")
+    assert [(s.name, s.kind, s.start_line, s.end_line, s.header_end_line) for s in spans] == [
+        ("Store", "class", 13, 31, 13),
+        ("make", "function", 21, 25, 23),
+        ("get", "function", 27, 31, 27),
+        ("helper", "function", 28, 29, 28),
+        ("main", "function", 34, 35, 34),
+    ]
+
+
+def test_python_expand_range() -> None:
+    assert expand_range(PYTHON, "python", 24, 24) == (21, 25)  # method body -> with decorators
+    assert expand_range(PYTHON, "python", 22, 22) == (21, 25)  # decorator line -> the method
+    assert expand_range(PYTHON, "python", 13, 13) == (13, 31)  # class line -> whole class
+    assert expand_range(PYTHON, "python", 29, 29) == (28, 29)  # nested function
+    assert expand_range(PYTHON, "python", 31, 31) == (27, 31)  # method body around nested def
+    assert expand_range(PYTHON, "python", 8, 8) == (7, 10)  # multi-line assignment
+    assert expand_range(PYTHON, "python", 3, 3) == (2, 5)  # multi-line import
+    assert expand_range(PYTHON, "python", 19, 19) == (19, 19)  # class attribute
+    assert expand_range(PYTHON, "python", 24, 28) == (21, 31)  # crosses two sibling methods
+    assert expand_range(PYTHON, "python", 9, 13) == (7, 31)  # statement + class it touches
+    assert expand_range(PYTHON, "python", 11, 12) == (11, 12)  # blank lines stay themselves
+
+
+def test_expand_range_never_enters_an_untouched_neighbour() -> None:
+    low, high = expand_range(PYTHON, "python", 34, 35)
+    assert (low, high) == (34, 35)
+    assert expand_range(PYTHON, "python", 35, 200) == (34, 36)  # clamped to the file
+
+
+def test_python_outline_of_class() -> None:
+    text = outline(PYTHON, "python", 13, 31)
+    assert text.splitlines() == [
+        "class Store:",
+        '    """Key-value store."""',
+        '    kind = "memory"',
+        "    @staticmethod",
+        "    @cached(size=3)",
+        '    def make(name: str) -> "Store": ...',
+        "    def get(self, key): ...",
+    ]
+
+
+def _long_class() -> str:
+    methods = []
+    for index in range(8):
+        methods.append(
+            f"    def method_{index}(self, value: int) -> int:\n"
+            f'        """Return value plus {index}."""\n'
+            f"        total = value\n"
+            f"        for step in range({index}):\n"
+            f"            total += step\n"
+            f"        return total + {index}\n"
+        )
+    return (
+        "class Calculator:\n"
+        '    """Adds numbers in many ways.\n\n    More text here.\n    """\n\n'
+        "    PRECISION = 3\n\n" + "\n".join(methods)
+    )
+
+
+def test_outline_of_sixty_line_class_keeps_signatures_only() -> None:
+    text = _long_class()
+    lines = text.count("\n")
+    assert lines >= 60
+    spans = definition_spans(text, "python")
+    whole = spans[0]
+    assert (whole.name, whole.start_line, whole.end_line) == ("Calculator", 1, lines)
+    result = outline(text, "python", whole.start_line, whole.end_line, spans)
+    assert result.startswith('class Calculator:\n    """Adds numbers in many ways."""\n')
+    assert "    PRECISION = 3" in result
+    for index in range(8):
+        assert f"    def method_{index}(self, value: int) -> int: ..." in result
+    assert "total +=" not in result and "return" not in result and "More text" not in result
+    assert len(result.splitlines()) == 11
+    assert len(result) < len(text) / 3
+
+
+def test_outline_of_function_keeps_docstring_first_line() -> None:
+    text = 'def f(a,\n      b):\n    """\n    Summary here.\n\n    More.\n    """\n    return a\n'
+    assert outline(text, "python", 8, 8) == (
+        'def f(a,\n      b):\n    """Summary here."""\n    ...'
+    )
+
+
+JAVA = """\
+package demo;
+
+import java.util.List;
+
+/**
+ * A shop.
+ * Sells things.
+ */
+@Entity
+public class Shop implements Store {
+    private final List<String> items = List.of(
+        "a", "b");
+
+    /** Creates a shop. */
+    public Shop() {
+        super();
+    }
+
+    @Override
+    @Deprecated
+    public int count(String kind) {
+        int total = 0;
+        return total;
+    }
+
+    enum Size {
+        SMALL("s"),
+        LARGE("l");
+
+        private final String code;
+
+        Size(String code) {
+            this.code = code;
+        }
+    }
+}
+
+interface Store {
+    /** How many. */
+    int count(String kind);
+}
+"""
+
+
+def test_java_spans_include_annotations_and_javadoc() -> None:
+    spans = definition_spans(JAVA, "java")
+    assert [(s.name, s.kind, s.start_line, s.end_line, s.header_end_line) for s in spans] == [
+        ("Shop", "class", 5, 36, 10),
+        ("Shop", "function", 14, 17, 15),
+        ("count", "function", 19, 24, 21),
+        ("Size", "class", 26, 35, 26),
+        ("Size", "function", 32, 34, 32),
+        ("Store", "class", 38, 41, 38),
+        ("count", "function", 39, 40, 40),
+    ]
+
+
+def test_java_expand_range() -> None:
+    assert expand_range(JAVA, "java", 22, 22) == (19, 24)  # body -> method with annotations
+    assert expand_range(JAVA, "java", 10, 10) == (5, 36)  # class line -> whole class
+    assert expand_range(JAVA, "java", 12, 12) == (11, 12)  # multi-line field
+    assert expand_range(JAVA, "java", 27, 27) == (27, 27)  # one enum constant
+    assert expand_range(JAVA, "java", 3, 3) == (3, 3)  # import
+
+
+def test_java_outlines() -> None:
+    assert outline(JAVA, "java", 5, 36).splitlines() == [
+        "/** A shop. */",
+        "@Entity",
+        "public class Shop implements Store {",
+        "    private final List<String> items = List.of( ...",
+        "    public Shop() { ... }",
+        "    @Override",
+        "    @Deprecated",
+        "    public int count(String kind) { ... }",
+        "    enum Size {",
+        '        SMALL("s"),',
+        '        LARGE("l");',
+        "        private final String code;",
+        "    }",
+        "}",
+    ]
+    assert outline(JAVA, "java", 26, 35).splitlines() == [
+        "    enum Size {",
+        '        SMALL("s"),',
+        '        LARGE("l");',
+        "        private final String code;",
+        "        Size(String code) { ... }",
+        "    }",
+    ]
+    assert outline(JAVA, "java", 27, 27) == '        SMALL("s"),'
+    assert outline(JAVA, "java", 38, 41) == ("interface Store {\n    int count(String kind);\n}")
+
+
+TYPESCRIPT = """\
+/** A user. */
+export interface User {
+  id: number;
+  greet(other: User): string;
+}
+
+export class Service<T> {
+  private cache = new Map<string, T>();
+
+  constructor(private readonly url: string) {}
+
+  async load(id: string): Promise<T> {
+    const hit = this.cache.get(id);
+    return hit as T;
+  }
+}
+
+export const fetchAll = async (ids: string[]): Promise<void> => {
+  await Promise.all(ids);
+};
+
+const LIMIT = 10;
+"""
+
+
+def test_typescript_spans_and_expansion() -> None:
+    spans = definition_spans(TYPESCRIPT, "typescript")
+    assert [(s.name, s.kind, s.start_line, s.end_line, s.header_end_line) for s in spans] == [
+        ("User", "class", 1, 5, 2),
+        ("greet", "function", 4, 4, 4),
+        ("Service", "class", 7, 16, 7),
+        ("constructor", "function", 10, 10, 10),
+        ("load", "function", 12, 15, 12),
+        ("fetchAll", "function", 18, 20, 18),
+    ]
+    assert expand_range(TYPESCRIPT, "typescript", 13, 13) == (12, 15)
+    assert expand_range(TYPESCRIPT, "typescript", 19, 19) == (18, 20)
+    assert expand_range(TYPESCRIPT, "typescript", 22, 22) == (22, 22)
+    assert outline(TYPESCRIPT, "typescript", 7, 16).splitlines() == [
+        "export class Service<T> {",
+        "  private cache = new Map<string, T>();",
+        "  constructor(private readonly url: string) {}",
+        "  async load(id: string): Promise<T> { ... }",
+        "}",
+    ]
+
+
+def test_tsx_is_parsed_through_the_path() -> None:
+    text = "export function App(props: Props) {\n  return <div>{props.name}</div>;\n}\n"
+    spans = file_spans("src/App.tsx", text, "typescript")
+    assert [(s.name, s.start_line, s.end_line) for s in spans] == [("App", 1, 3)]
+    assert [(s.name, s.start_line) for s in definition_spans(text, "typescript")] == [("App", 1)]
+
+
+GO = """\
+package shop
+
+// Item is sold.
+type Item struct {
+\tName  string
+\tPrice int
+}
+
+// Total sums prices.
+func Total(items []Item) int {
+\tsum := 0
+\treturn sum
+}
+
+func (i *Item) Discount(p int) {
+\ti.Price -= p
+}
+"""
+
+
+def test_go_spans_and_outline() -> None:
+    spans = definition_spans(GO, "go")
+    assert [(s.name, s.kind, s.start_line, s.end_line, s.header_end_line) for s in spans] == [
+        ("Item", "class", 3, 7, 4),
+        ("Total", "function", 9, 13, 10),
+        ("Discount", "function", 15, 17, 15),
+    ]
+    assert expand_range(GO, "go", 16, 16) == (15, 17)
+    assert expand_range(GO, "go", 1, 1) == (1, 1)
+    assert outline(GO, "go", 9, 13) == "// Total sums prices.\nfunc Total(items []Item) int { ... }"
+    assert (
+        outline(GO, "go", 3, 7) == "// Item is sold.\ntype Item struct {\n\tName  string\n"
+        "\tPrice int\n}"
+    )
+
+
+RUST = """\
+use std::fmt;
+
+/// A point.
+#[derive(Debug)]
+pub struct Point {
+    x: i32,
+    y: i32,
+}
+
+impl Point {
+    /// Makes one.
+    pub fn new(x: i32, y: i32) -> Self {
+        Point { x, y }
+    }
+
+    fn norm(&self) -> i32 {
+        self.x * self.x
+    }
+}
+
+fn main() {
+    let p = Point::new(1, 2);
+}
+"""
+
+
+def test_rust_spans_and_outline() -> None:
+    spans = definition_spans(RUST, "rust")
+    assert [(s.name, s.kind, s.start_line, s.end_line, s.header_end_line) for s in spans] == [
+        ("Point", "class", 3, 8, 5),
+        ("Point", "class", 10, 19, 10),
+        ("new", "function", 11, 14, 12),
+        ("norm", "function", 16, 18, 16),
+        ("main", "function", 21, 23, 21),
+    ]
+    assert expand_range(RUST, "rust", 13, 13) == (11, 14)
+    assert expand_range(RUST, "rust", 10, 10) == (10, 19)
+    assert outline(RUST, "rust", 10, 19).splitlines() == [
+        "impl Point {",
+        "    pub fn new(x: i32, y: i32) -> Self { ... }",
+        "    fn norm(&self) -> i32 { ... }",
+        "}",
+    ]
+
+
+CSHARP = """\
+using System;
+
+namespace Shop
+{
+    /// <summary>An order.</summary>
+    [Serializable]
+    public class Order
+    {
+        public int Id { get; set; }
+
+        public decimal Total(decimal tax)
+        {
+            return tax;
+        }
+    }
+}
+"""
+
+
+def test_csharp_spans_and_outline() -> None:
+    spans = definition_spans(CSHARP, "csharp")
+    assert [(s.name, s.kind, s.start_line, s.end_line, s.header_end_line) for s in spans] == [
+        ("Order", "class", 5, 15, 8),
+        ("Total", "function", 11, 14, 12),
+    ]
+    assert expand_range(CSHARP, "csharp", 13, 13) == (11, 14)
+    assert expand_range(CSHARP, "csharp", 1, 1) == (1, 1)
+    assert outline(CSHARP, "csharp", 5, 15).splitlines() == [
+        "    /// <summary>An order.</summary>",
+        "    [Serializable]",
+        "    public class Order",
+        "    {",
+        "        public int Id { get; set; }",
+        "        public decimal Total(decimal tax) { ... }",
+        "    }",
+    ]
+
+
+# ------------------------------------------------------------------------- fallbacks
+
+BROKEN_PYTHON = '''\
+import sys
+
+
+@register
+def first(a):
+    """Doc."""
+    return a
+
+
+class Half:
+    def ok(self):
+        return 1
+
+    def cut(self, value,
+'''
+
+
+def test_broken_python_uses_indentation_blocks() -> None:
+    spans = definition_spans(BROKEN_PYTHON, "python")
+    assert [(s.name, s.kind, s.start_line, s.end_line) for s in spans] == [
+        ("first", "function", 4, 7),
+        ("Half", "class", 10, 15),
+        ("ok", "function", 11, 12),
+        ("cut", "function", 14, 15),
+    ]
+    assert expand_range(BROKEN_PYTHON, "python", 6, 6) == (4, 7)
+    assert expand_range(BROKEN_PYTHON, "python", 12, 12) == (11, 12)
+
+
+def test_python_cut_off_mid_function_body() -> None:
+    text = "def a():\n    return 1\n\ndef b(x):\n    if x:\n        return foo(x,\n"
+    spans = definition_spans(text, "python")
+    assert [(s.name, s.start_line, s.end_line) for s in spans] == [("a", 1, 2), ("b", 4, 7)]
+    assert expand_range(text, "python", 6, 6) == (4, 7)
+
+
+def test_unknown_indented_language() -> None:
+    text = (
+        "module Shop\n  def total(items)\n    items.sum\n  end\n\n  def empty\n    0\n  end\nend\n"
+    )
+    spans = definition_spans(text, "ruby")
+    assert [(s.name, s.kind, s.start_line, s.end_line) for s in spans] == [
+        ("Shop", "class", 1, 9),
+        ("total", "function", 2, 4),
+        ("empty", "function", 6, 8),
+    ]
+    assert expand_range(text, "ruby", 3, 3) == (2, 4)
+    assert expand_range(text, None, 7, 7) == (6, 8)
+
+
+def test_unknown_brace_language() -> None:
+    text = (
+        "#include <stdio.h>\n"
+        "\n"
+        "/** Adds. */\n"
+        "int add(int a, int b) {\n"
+        "    return a + b;\n"
+        "}\n"
+        "\n"
+        "struct point {\n"
+        "    int x;\n"
+        "    int y;\n"
+        "};\n"
+        "\n"
+        "static int table[] = {\n"
+        "    1, 2,\n"
+        "};\n"
+    )
+    spans = definition_spans(text, "c")
+    assert [(s.name, s.kind, s.start_line, s.end_line, s.header_end_line) for s in spans] == [
+        ("add", "function", 3, 6, 4),
+        ("point", "class", 8, 11, 8),
+    ]
+    assert expand_range(text, "c", 5, 5) == (3, 6)
+    assert expand_range(text, "c", 14, 14) == (13, 15)
+    assert outline(text, "c", 8, 11) == "struct point {\n    int x;\n    int y;\n};"
+
+
+def test_broken_java_uses_brace_matching() -> None:
+    garbage = " ))) ]]] ::: === !!! %%% ^^^ ))) ]]] ::: === !!! %%%"
+    text = JAVA.replace("        int total = 0;", f"        int total = 0{garbage};")
+    spans = definition_spans(text, "java")
+    assert [(s.name, s.kind, s.start_line, s.end_line, s.header_end_line) for s in spans] == [
+        ("Shop", "class", 5, 36, 10),
+        ("Shop", "function", 14, 17, 15),
+        ("count", "function", 19, 24, 21),
+        ("Size", "class", 26, 35, 26),
+        ("Size", "function", 32, 34, 32),
+        ("Store", "class", 38, 41, 38),
+    ]
+    assert expand_range(text, "java", 22, 22) == (19, 24)
+    assert expand_range(text, "java", 12, 12) == (11, 12)
+    assert outline(text, "java", 5, 36) == outline(JAVA, "java", 5, 36)
+
+
+def test_brace_fallback_for_broken_rust() -> None:
+    text = RUST.replace("self.x * self.x", "self.x * * )) ((( self.x")
+    spans = definition_spans(text, "rust")
+    assert ("norm", 16, 18) in [(s.name, s.start_line, s.end_line) for s in spans]
+    assert expand_range(text, "rust", 12, 12) == (11, 14)
+
+
+# ---------------------------------------------------------------------------- caching
+
+
+def test_file_spans_caches_per_path_and_text() -> None:
+    first = file_spans("pkg/store.py", PYTHON, "python")
+    again = file_spans("pkg/store.py", PYTHON, "python")
+    assert first == again == definition_spans(PYTHON, "python")
+    first.clear()  # callers get their own list
+    assert file_spans("pkg/store.py", PYTHON, "python") == again
+    changed = PYTHON.replace("def main():", "def run():")
+    assert _span(file_spans("pkg/store.py", changed, "python"), "run").start_line == 34
+    assert file_spans("pkg/store.py", PYTHON, None) == again  # language from the extension
+
+
+def test_spans_argument_is_used() -> None:
+    spans = [Span(1, 3, "function", "x", 1)]
+    text = "a = 1\nb = 2\nc = 3\nd = 4\n"
+    assert expand_range(text, "python", 2, 2, spans) == (1, 3)
+
+
+@pytest.mark.parametrize("lang", [None, "python", "java", "go", "klingon"])
+def test_empty_text(lang: str | None) -> None:
+    assert definition_spans("", lang) == []
+    assert expand_range("", lang, 1, 1) == (1, 1)
+    assert outline("", lang, 1, 1) == ""
+
+
+def test_import_is_cheap() -> None:
+    code = "import sys, greprag.blocks; print('tree_sitter' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"
+
+
+def test_outline_collapses_nested_classes_and_long_member_signatures() -> None:
+    params = "".join(f"        p{index}: int = {index},\n" for index in range(10))
+    text = (
+        "class Form:\n"
+        "    class Meta:\n"
+        "        model = User\n"
+        "        fields = ['a']\n\n"
+        f"    def build(\n        self,\n{params}    ) -> None:\n"
+        "        return None\n"
+    )
+    assert outline(text, "python", 1, text.count("\n")).splitlines() == [
+        "class Form:",
+        "    class Meta: ...",
+        "    def build(",
+        "        ...",
+        "    ) -> None: ...",
+    ]
