@@ -15,6 +15,7 @@ from greprag.fusion.dedup import BlockExpansion, MergedRange, merge_ranges, no_d
 from greprag.fusion.pack import pack
 from greprag.imports import resolve_imports
 from greprag.languages import get_language, language_for_path
+from greprag.local_blocks import LocalExpander
 from greprag.models import Candidate, Drop, QueryPlan, Result
 from greprag.rg import list_files
 from greprag.router import OfflineRouter
@@ -173,12 +174,19 @@ class Retriever:
         return sorted(candidates, key=lambda c: -c.score)
 
     def _expander(self, files: FileCache, ctx: LocalContext):
+        """Widen (path, start, end) to whole blocks: a local scan, tree-sitter if unsure."""
+        local = LocalExpander()
+
         def expand(path: str, start: int, end: int) -> tuple[int, int]:
             lines = files.get(path)
             lang = language_for_path(path)
-            text = "\n".join(lines)
-            spans = syntax.file_spans(path, text, lang.name if lang else None)
-            start, end = syntax.expand_range(text, lang.name if lang else None, start, end, spans)
+            name = lang.name if lang else None
+            widened = local.expand(path, lines, name, start, end)
+            if widened is None:
+                text = "\n".join(lines)
+                spans = syntax.file_spans(path, text, name)
+                widened = syntax.expand_range(text, name, start, end, spans)
+            start, end = widened
             if len(lines) <= SMALL_FILE_LINES and (end - start + 1) * 2 >= len(lines):
                 start, end = 1, len(lines)  # most of a small file: take its imports/constants too
             if path == ctx.path:  # the current file's lines are admitted above the cursor only

@@ -73,8 +73,12 @@ def _compile(index: int, query: Query) -> _Compiled | None:
     literal: str | None = None
     if query.fixed:
         literal = query.pattern
-    elif query.identifier and "|" not in query.pattern and query.identifier in query.pattern:
-        literal = query.identifier
+    elif (
+        query.identifier
+        and query.identifier in query.pattern
+        and (query.purpose != "llm" or "|" not in query.pattern)
+    ):
+        literal = query.identifier  # the offline router's templates all contain it
     return _Compiled(index, query, regex, literal)
 
 
