@@ -1,0 +1,127 @@
+"""Shared fixtures: throw-away git copies of the fixture repos, cursors and invariants."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from greprag.tokens import count_tokens
+
+FIXTURES = Path(__file__).parent / "fixtures"
+collect_ignore_glob = ["fixtures/*"]
+
+
+def _git_copy(src: Path, dest: Path) -> Path:
+    """Copy a fixture repo to ``dest`` and make it a git work tree (so .gitignore applies)."""
+    shutil.copytree(src, dest)
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def py_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python fixture, plus a git-ignored build/ copy of the loader that must never match."""
+    repo = _git_copy(FIXTURES / "py_pipeline", tmp_path_factory.mktemp("py") / "py_pipeline")
+    ignored = repo / "build" / "lib" / "data" / "loader.py"
+    ignored.parent.mkdir(parents=True)
+    shutil.copy(repo / "data" / "loader.py", ignored)
+    return repo
+
+
+@pytest.fixture(scope="session")
+def java_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _git_copy(FIXTURES / "java_orders", tmp_path_factory.mktemp("java") / "java_orders")
+
+
+@pytest.fixture(scope="session")
+def junk_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python fixture plus files a retriever must skip: binary, too large, minified.
+
+    Each mentions ``DataLoader``, the identifier the loader scenario searches for.
+    """
+    repo = _git_copy(FIXTURES / "py_pipeline", tmp_path_factory.mktemp("junk") / "py_pipeline")
+    blob = b"class DataLoader:\n" + b"\x00\x01\x02\xff" * 256 + b"DataLoader\n" * 50
+    (repo / "data" / "blob.py").write_bytes(blob)
+    rows = "".join(f'ROW_{i} = DataLoader("rows/{i}.csv", {i % 64})\n' for i in range(40_000))
+    (repo / "data" / "generated_rows.py").write_text(rows)
+    minified = ";".join(f"v{i}=DataLoader({i}).load_batch({i})" for i in range(3_000))
+    (repo / "data" / "vendored_min.py").write_text(minified + "\n")
+    return repo
+
+
+@dataclass(frozen=True)
+class Cursor:
+    file: str
+    line: int
+    column: int
+
+    def kwargs(self) -> dict[str, object]:
+        return {"file": self.file, "line": self.line, "column": self.column}
+
+
+def cursor(repo: Path, file: str, line_contains: str, prefix: str) -> Cursor:
+    """The cursor just after ``prefix`` on the first line of ``file`` with ``line_contains``."""
+    for number, text in enumerate(read_lines(repo, file), start=1):
+        if line_contains in text:
+            return Cursor(file, number, text.index(prefix) + len(prefix))
+    raise AssertionError(f"{line_contains!r} not found in {file}")
+
+
+def read_lines(repo: Path, file: str) -> list[str]:
+    return (repo / file).read_text(encoding="utf-8").splitlines()
+
+
+def line_of(repo: Path, file: str, pattern: str) -> int:
+    """1-based number of the first line of ``file`` matching the regex ``pattern``."""
+    for number, text in enumerate(read_lines(repo, file), start=1):
+        if re.search(pattern, text):
+            return number
+    raise AssertionError(f"{pattern!r} not found in {file}")
+
+
+def covering(res, path: str, line: int):
+    """Blocks of ``res`` from ``path`` whose range contains ``line``."""
+    return [b for b in res.blocks if b.path == path and b.start_line <= line <= b.end_line]
+
+
+def describe(res) -> str:
+    """A compact listing of what came back, for assertion messages."""
+    blocks = ", ".join(
+        f"{b.path}:{b.start_line}-{b.end_line}{'(o)' if b.outline else ''}@{b.score:.2f}"
+        for b in res.blocks
+    )
+    queries = ", ".join(f"{q.kind}:{q.identifier or q.pattern}" for q in res.queries)
+    return f"blocks=[{blocks}] queries=[{queries}] tokens={res.tokens}"
+
+
+def check_invariants(repo: Path, res, current: str | None, budget: int) -> None:
+    """Contract checks every retrieval must pass, whatever the scenario."""
+    assert res.tokens <= budget, describe(res)
+    assert res.tokens == count_tokens(res.context)
+    for block in res.blocks:
+        assert block.path != current, f"current file in blocks: {describe(res)}"
+        assert not block.path.startswith(("/", "..")) and "\\" not in block.path
+        assert 1 <= block.start_line <= block.end_line
+        assert f"{block.path}:{block.start_line}-{block.end_line}" in res.context
+        assert block.text.strip() and block.text.strip() in res.context
+        if not block.outline:
+            lines = read_lines(repo, block.path)[block.start_line - 1 : block.end_line]
+            assert block.text.rstrip("\n") == "\n".join(lines).rstrip("\n"), (
+                f"{block.path}:{block.start_line}-{block.end_line} text differs from the file"
+            )
+    by_file: dict[str, list] = {}
+    for block in res.blocks:
+        by_file.setdefault(block.path, []).append(block)
+    for path, blocks in by_file.items():
+        blocks.sort(key=lambda b: b.start_line)
+        for left, right in itertools.pairwise(blocks):
+            assert left.end_line + 1 < right.start_line, (
+                f"{path}: blocks {left.start_line}-{left.end_line} and "
+                f"{right.start_line}-{right.end_line} overlap or touch"
+            )
