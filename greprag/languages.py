@@ -56,7 +56,7 @@ PYTHON = Language(
     definition={
         "class": r"^\s*class\s+{name}\b",
         "method": r"^\s*(async\s+)?def\s+{name}\s*\(",
-        "variable": r"^\s*(self\.)?{name}\s*(:[^=\n]+)?=[^=]",
+        "variable": r"^\s*(self\.)?{name}\s*(:[^=\n]+)?=[^=]|^\s*{name}\s*:\s*[\w\[\]., |]+$",
     },
     grammar="tree_sitter_python",
     line_comment="#",

@@ -107,6 +107,8 @@ class OfflineRouter:
                     continue  # os.path.join: members of external modules
                 if name in externals:
                     continue
+                if dotted:
+                    self._add_receiver_type(ctx, receiver, proximity, found)
                 after_new = bool(re.search(r"\bnew\s*$", text[: m.start()]))
                 kind = _kind_of(name, bool(paren), after_new, ctx.lang)
                 score = proximity
@@ -131,6 +133,27 @@ class OfflineRouter:
                     if paren and cand.kind == "variable":
                         cand.kind = "method"
         return found
+
+    @staticmethod
+    def _add_receiver_type(
+        ctx: LocalContext, receiver: str, proximity: float, found: dict[str, Candidate]
+    ) -> None:
+        """``self.loader.x`` with ``self.loader = DataLoader(...)`` in view: DataLoader counts."""
+        last = re.search(r"([A-Za-z_$][\w$]*)\s*$", receiver)
+        if not last:
+            return
+        type_name = ctx.assignments.get(last.group(1)) or ctx.annotations.get(last.group(1))
+        if not type_name:
+            return
+        type_name = re.split(r"[\[<]", type_name)[0].rsplit(".", 1)[-1]
+        if not IDENTIFIER_RE.fullmatch(type_name) or type_name in _PY_BUILTINS:
+            return
+        score = 0.9 * proximity
+        cand = found.get(type_name)
+        if cand is None:
+            found[type_name] = Candidate(type_name, "class", score, reasons=["receiver type"])
+        else:
+            cand.score = max(cand.score, score) + 0.05 * score
 
     # -- the cursor's own target -----------------------------------------------------
     def _cursor_targets(self, ctx: LocalContext) -> list[Candidate]:
@@ -292,7 +315,12 @@ class OfflineRouter:
         queries: list[Query] = []
         wildcard_sources = [c for c in ordered if c.member_of in ("wildcard", "prefix")]
         queries += self._wildcards(ctx, wildcard_sources, 1.0)
-        definitions = [c for c in ordered if c.member_of not in ("wildcard", "prefix", "usage")]
+        definitions = [
+            c
+            for c in ordered
+            if c.member_of not in ("wildcard", "prefix", "usage")
+            and "defined in this file" not in c.reasons
+        ]
         usage_sources = [c for c in ordered if not is_generic(c.name)]
         n_usage = 0
         for cand in definitions:
