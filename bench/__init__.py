@@ -1,0 +1,1 @@
+"""GrepRAG benchmark harness: corpora, tasks, baselines, metrics and reports (not shipped)."""

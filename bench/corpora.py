@@ -1,0 +1,251 @@
+"""Benchmark corpora: pinned third-party code fetched at run time into a cache, never committed.
+
+Each corpus is unpacked into ``<cache>/repos/<name>-<version>`` and made a git repository
+(``git init`` + one commit) so .gitignore-aware tools behave as in a real checkout.
+The cache is ``~/.cache/greprag-bench`` unless ``GREPRAG_BENCH_CACHE`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+CACHE_ENV = "GREPRAG_BENCH_CACHE"
+_MARKER = "greprag-bench-ok"
+
+# The JDK class library is large: keep a subset of java.base (~260k lines).
+_JDK_SUBSET = (
+    "java.base/java/util/",
+    "java.base/java/io/",
+    "java.base/java/net/",
+    "java.base/java/nio/file/",
+    "java.base/java/time/",
+)
+_JDK_EXCLUDE = (
+    "java.base/java/util/concurrent/",
+    "java.base/java/util/zip/",
+    "java.base/java/util/jar/",
+    "java.base/java/util/spi/",
+    "java.base/java/util/random/",
+    "java.base/java/time/chrono/",
+    "java.base/java/time/format/",
+    "java.base/java/time/zone/",
+)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """One pinned project. ``source`` is ``pypi``, ``debian`` or ``npm``."""
+
+    name: str
+    lang: str
+    source: str
+    package: str
+    version: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}-{self.version}"
+
+
+CORPORA: tuple[Corpus, ...] = (
+    Corpus("rich", "python", "pypi", "rich", "15.0.0"),
+    Corpus("click", "python", "pypi", "click", "8.5.1"),
+    Corpus("httpx", "python", "pypi", "httpx", "0.28.1"),
+    Corpus("attrs", "python", "pypi", "attrs", "26.1.0"),
+    Corpus("pydantic", "python", "pypi", "pydantic", "2.14.4"),
+    Corpus("starlette", "python", "pypi", "starlette", "1.10.0"),
+    Corpus("fastapi", "python", "pypi", "fastapi", "0.165.0"),
+    Corpus("pytest", "python", "pypi", "pytest", "9.2.0"),
+    Corpus("tornado", "python", "pypi", "tornado", "6.6.1"),
+    Corpus("django", "python", "pypi", "django", "5.2.19"),
+    Corpus("jdk17", "java", "debian", "openjdk-17-source", "17.0.19+10-1~deb12u2"),
+    Corpus("beanshell", "java", "debian", "bsh-src", "2.0b4-20"),
+    Corpus("zod", "typescript", "npm", "zod", "4.6.7"),
+    Corpus("rxjs", "typescript", "npm", "rxjs", "7.8.2"),
+    Corpus("query-core", "typescript", "npm", "@tanstack/query-core", "5.108.4"),
+    Corpus("immer", "typescript", "npm", "immer", "11.2.13"),
+)
+
+
+def cache_dir() -> Path:
+    """The cache root (created on demand)."""
+    root = Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "greprag-bench")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def corpora_for(langs: Iterable[str], names: Iterable[str] = ()) -> list[Corpus]:
+    """The corpora of the given languages, optionally restricted to ``names``."""
+    wanted_langs, wanted_names = set(langs), set(names)
+    return [
+        c
+        for c in CORPORA
+        if c.lang in wanted_langs and (not wanted_names or c.name in wanted_names)
+    ]
+
+
+def _log(message: str) -> None:
+    print(f"[corpora] {message}", file=sys.stderr, flush=True)
+
+
+def _run(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def _download_pypi(corpus: Corpus, into: Path) -> Path:
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--disable-pip-version-check", "-q", "-d", str(into),
+            f"{corpus.package}=={corpus.version}"]
+    proc = _run(argv)
+    wheels = sorted(into.glob("*.whl"))
+    if proc.returncode != 0 or not wheels:
+        raise RuntimeError(f"pip download {corpus.package}: {proc.stderr.strip()[-500:]}")
+    return wheels[0]
+
+
+def _unpack_wheel(wheel: Path, dest: Path) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        for info in zf.infolist():
+            top = info.filename.split("/", 1)[0]
+            if top.endswith((".dist-info", ".data")) or info.is_dir():
+                continue
+            zf.extract(info, dest)
+
+
+def _apt_download(corpus: Corpus, into: Path) -> Path:
+    for spec in (f"{corpus.package}={corpus.version}", corpus.package):
+        for attempt in range(2):
+            proc = _run(["apt-get", "download", spec], cwd=into)
+            debs = sorted(into.glob(f"{corpus.package}_*.deb"))
+            if proc.returncode == 0 and debs:
+                if spec == corpus.package:
+                    _log(f"warning: {corpus.package}={corpus.version} is gone; "
+                         f"using {debs[0].name}")
+                return debs[0]
+            if attempt == 0:
+                _log("apt-get download failed; running apt-get update once")
+                _run(["apt-get", "update", "-q"])
+    raise RuntimeError(f"apt-get download {corpus.package}: {proc.stderr.strip()[-500:]}")
+
+
+def _deb_data(deb: Path) -> tarfile.TarFile:
+    """The data.tar.* member of a .deb (an ``ar`` archive), opened as a tar file."""
+    raw = deb.read_bytes()
+    if not raw.startswith(b"!<arch>\n"):
+        raise RuntimeError(f"{deb} is not a Debian package")
+    pos = 8
+    while pos + 60 <= len(raw):
+        header = raw[pos : pos + 60]
+        name = header[:16].decode().strip().rstrip("/")
+        size = int(header[48:58].decode().strip())
+        body = raw[pos + 60 : pos + 60 + size]
+        if name.startswith("data.tar"):
+            return tarfile.open(fileobj=io.BytesIO(body), mode="r:*")
+        pos += 60 + size + (size % 2)
+    raise RuntimeError(f"{deb} has no data.tar member")
+
+
+def _tar_member_bytes(tar: tarfile.TarFile, suffix: str) -> bytes:
+    for member in tar.getmembers():
+        if member.name.endswith(suffix):
+            handle = tar.extractfile(member)
+            if handle is not None:
+                return handle.read()
+    raise RuntimeError(f"no {suffix} in package")
+
+
+def _unpack_jdk(deb: Path, dest: Path) -> None:
+    src_zip = _tar_member_bytes(_deb_data(deb), "/lib/src.zip")
+    with zipfile.ZipFile(io.BytesIO(src_zip)) as zf:
+        for info in zf.infolist():
+            name = info.filename
+            if (info.is_dir() or not name.endswith(".java")
+                    or not name.startswith(_JDK_SUBSET) or name.startswith(_JDK_EXCLUDE)):
+                continue
+            target = dest / name.split("/", 1)[1]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(zf.read(info))
+
+
+def _unpack_bsh(deb: Path, dest: Path) -> None:
+    inner = _tar_member_bytes(_deb_data(deb), "/bsh.tar.gz")
+    with tarfile.open(fileobj=io.BytesIO(inner), mode="r:gz") as tar:
+        tar.extractall(dest, filter="data")
+
+
+def _npm_pack(corpus: Corpus, into: Path) -> Path:
+    proc = _run(["npm", "pack", f"{corpus.package}@{corpus.version}", "--silent",
+                 "--pack-destination", str(into)])
+    tarballs = sorted(into.glob("*.tgz"))
+    if proc.returncode != 0 or not tarballs:
+        raise RuntimeError(f"npm pack {corpus.package}: {proc.stderr.strip()[-500:]}")
+    return tarballs[0]
+
+
+def _unpack_npm_src(tgz: Path, dest: Path) -> None:
+    """Keep ``src/`` (the TypeScript sources) and package.json."""
+    with tarfile.open(tgz, mode="r:gz") as tar:
+        members = []
+        for member in tar.getmembers():
+            rel = member.name.split("/", 1)[1] if "/" in member.name else member.name
+            if member.isfile() and (rel.startswith("src/") or rel == "package.json"):
+                member.name = rel
+                members.append(member)
+        tar.extractall(dest, members=members, filter="data")
+
+
+def _git_commit(root: Path) -> None:
+    git = ["git", "-c", "user.name=greprag-bench", "-c", "user.email=bench@localhost",
+           "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "corpus snapshot"]):
+        proc = _run([*git, *argv], cwd=root)
+        if proc.returncode != 0:
+            raise RuntimeError(f"git {argv[0]} in {root}: {proc.stderr.strip()}")
+
+
+def _fetch_into(corpus: Corpus, downloads: Path, dest: Path) -> None:
+    if corpus.source == "pypi":
+        _unpack_wheel(_download_pypi(corpus, downloads), dest)
+    elif corpus.source == "debian":
+        deb = _apt_download(corpus, downloads)
+        (_unpack_jdk if corpus.name == "jdk17" else _unpack_bsh)(deb, dest)
+    elif corpus.source == "npm":
+        _unpack_npm_src(_npm_pack(corpus, downloads), dest)
+    else:
+        raise ValueError(f"unknown source {corpus.source!r}")
+
+
+def fetch(corpus: Corpus, cache: Path | None = None) -> Path:
+    """The corpus as a git repository in the cache, downloading and unpacking it once."""
+    cache = cache or cache_dir()
+    root = cache / "repos" / corpus.key
+    if (root / ".git" / _MARKER).exists():
+        return root
+    _log(f"fetching {corpus.package} {corpus.version} ({corpus.source}) ...")
+    downloads = cache / "downloads" / corpus.key
+    downloads.mkdir(parents=True, exist_ok=True)
+    staging = root.with_name(root.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    _fetch_into(corpus, downloads, staging)
+    files = sum(1 for p in staging.rglob("*") if p.is_file())
+    _log(f"unpacked {corpus.name}: {files} files; making it a git repository")
+    _git_commit(staging)
+    (staging / ".git" / _MARKER).write_text(corpus.version)
+    shutil.rmtree(root, ignore_errors=True)
+    staging.rename(root)
+    return root
+
+
+def fetch_all(corpora: Iterable[Corpus], cache: Path | None = None) -> dict[str, Path]:
+    """Fetch each corpus (cached); name → repository root."""
+    return {c.name: fetch(c, cache) for c in corpora}

@@ -1,0 +1,154 @@
+"""Benchmark tasks built by static analysis, seeded and deterministic.
+
+Three kinds per repository:
+
+- ``import`` (CrossCodeEval style): the cursor sits right before the first use, in a file,
+  of a name the file imports from another project file; ground truth = rest of the line.
+- ``line`` (RepoEval style): a random line that calls a repository API; the cursor sits at
+  the line's first non-blank character and the ground truth is the whole line.
+- ``implicit``: ``recv.method(`` where the method is defined in one project class that the
+  file never names and the method's name is absent from the left context.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bench.facts import Target, Use, first_positions, read_text
+
+KINDS: tuple[str, ...] = ("import", "line", "implicit")
+# Share of a repository's task budget per kind (leftovers go to the other kinds).
+KIND_SHARES: dict[str, float] = {"import": 0.5, "line": 0.25, "implicit": 0.25}
+DEFAULT_LIMITS: dict[str, int] = {"python": 40, "java": 150, "typescript": 60}
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    lang: str
+    repo: str
+    kind: str
+    path: str
+    line: int
+    column: int
+    ground_truth: str
+    name: str
+    member: str | None
+    gold: Target
+    member_gold: Target
+    implicit: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def left_context(root: Path, task: Task) -> str:
+    """Everything in the task's file before the cursor."""
+    lines = read_text(root / task.path).split("\n")
+    return "\n".join([*lines[: task.line - 1], lines[task.line - 1][: task.column]])
+
+
+def _analyzer(lang: str) -> Callable[[Path, list[str]], list[Use]]:
+    if lang == "python":
+        from bench.analyze_python import analyze
+    elif lang == "java":
+        from bench.analyze_java import analyze
+    elif lang == "typescript":
+        from bench.analyze_typescript import analyze
+    else:
+        raise ValueError(f"no task builder for {lang!r}")
+    return analyze
+
+
+def tracked_files(root: Path) -> list[str]:
+    """Files of the repository (``git ls-files`` when it is one, else every file)."""
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=False)
+    if proc.returncode == 0:
+        return sorted(p for p in proc.stdout.decode().split("\0") if p)
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def _task(use: Use, kind: str, repo: str, lang: str, lines: list[str]) -> Task | None:
+    text = lines[use.line - 1]
+    column = use.column
+    if kind == "line":
+        column = len(text) - len(text.lstrip())
+    ground_truth = text[column:].rstrip()
+    if len(ground_truth) < 3 or not use.gold:
+        return None
+    first = first_positions("\n".join(lines))
+    name = use.name
+    implicit = first.get(name, (0, 0)) >= (use.line, column)
+    return Task(f"{repo}:{use.path}:{use.line}:{column}:{kind}", lang, repo, kind, use.path,
+                use.line, column, ground_truth, name, use.member, use.gold, use.member_gold,
+                implicit)
+
+
+def _candidates(uses: list[Use], kind: str) -> list[Use]:
+    if kind == "import":
+        return [u for u in uses if u.kind == "import" and u.first]
+    if kind == "implicit":
+        return [u for u in uses if u.kind == "implicit"]
+    by_line: dict[tuple[str, int], Use] = {}
+    for use in uses:
+        if use.kind == "import" and use.is_call:
+            by_line.setdefault((use.path, use.line), use)
+    return list(by_line.values())
+
+
+def build_tasks(root: Path, repo: str, lang: str, limit: int | None = None, seed: int = 0,
+                kinds: tuple[str, ...] = KINDS) -> list[Task]:
+    """Sample up to ``limit`` tasks of ``repo`` (split over ``kinds``), deterministically."""
+    limit = DEFAULT_LIMITS.get(lang, 40) if limit is None else limit
+    uses = sorted(_analyzer(lang)(root, tracked_files(root)),
+                  key=lambda u: (u.path, u.line, u.column, u.kind))
+    rng = random.Random(f"{seed}:{repo}")
+    pools = {kind: _candidates(uses, kind) for kind in kinds}
+    for pool in pools.values():
+        rng.shuffle(pool)
+    total_share = sum(KIND_SHARES[k] for k in kinds)
+    quotas = {kind: int(limit * KIND_SHARES[kind] / total_share) for kind in kinds}
+    for kind in kinds[: limit - sum(quotas.values())]:
+        quotas[kind] += 1
+    shortfall = sum(max(0, quotas[k] - len(pools[k])) for k in kinds)
+    for kind in kinds:  # hand unused quota to kinds with spare candidates
+        spare = max(0, len(pools[kind]) - quotas[kind])
+        extra = min(spare, shortfall)
+        quotas[kind] += extra
+        shortfall -= extra
+    sources: dict[str, list[str]] = {}
+    tasks: list[Task] = []
+    seen: set[tuple[str, int]] = set()
+    for kind in kinds:
+        taken = 0
+        for use in pools[kind]:
+            if taken >= quotas[kind]:
+                break
+            if (use.path, use.line) in seen:
+                continue
+            if use.path not in sources:
+                sources[use.path] = read_text(root / use.path).split("\n")
+            task = _task(use, kind, repo, lang, sources[use.path])
+            if task is not None:
+                tasks.append(task)
+                seen.add((use.path, use.line))
+                taken += 1
+    return tasks
+
+
+# Named task subsets: ``--subset NAME`` keeps the tasks its predicate accepts.
+SUBSETS: dict[str, Callable[[Task], bool]] = {
+    "all": lambda task: True,
+    "implicit": lambda task: task.implicit,
+    **{kind: (lambda task, kind=kind: task.kind == kind) for kind in KINDS},
+}
+
+
+def filter_tasks(tasks: Iterable[Task], predicate: Callable[[Task], bool] | str) -> list[Task]:
+    """Tasks accepted by ``predicate`` (a callable or a name from ``SUBSETS``)."""
+    accept = SUBSETS[predicate] if isinstance(predicate, str) else predicate
+    return [t for t in tasks if accept(t)]

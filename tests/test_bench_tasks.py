@@ -1,0 +1,163 @@
+"""Task builders on tiny fixture projects written here (Python, Java, TypeScript)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from bench.tasks import SUBSETS, build_tasks, filter_tasks, left_context
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+PY = {
+    "pkg/__init__.py": "from .shapes import Circle\n",
+    "pkg/shapes.py": (
+        "class Base:\n"
+        "    def area(self):\n"
+        "        return 0\n"
+        "\n"
+        "\n"
+        "class Circle(Base):\n"
+        "    def __init__(self, r):\n"
+        "        self.r = r\n"
+        "\n"
+        "    def circumference_of_shape(self):\n"
+        "        return 6.28 * self.r\n"
+    ),
+    "pkg/util.py": "def scale(value, factor):\n    return value * factor\n",
+    "pkg/app.py": (
+        "from pkg import Circle\n"
+        "from . import util\n"
+        "\n"
+        "\n"
+        "def main(holder):\n"
+        "    shape = Circle(2)\n"
+        "    print(Circle.area(shape))\n"
+        "    total = util.scale(3, 4)\n"
+        "    return holder.item.circumference_of_shape() + total\n"
+    ),
+    "pkg/other.py": "def run(holder):\n    return holder.item.circumference_of_shape() * 2\n",
+}
+
+
+def test_python_tasks_resolve_imports_members_and_implicit_calls(tmp_path):
+    root = _write(tmp_path, PY)
+    tasks = build_tasks(root, "fixture", "python", limit=20, seed=1)
+    by_kind = {(t.kind, t.name, t.line): t for t in tasks}
+
+    first_use = by_kind[("import", "Circle", 6)]
+    assert first_use.column == len("    shape = ")
+    assert first_use.ground_truth == "Circle(2)"
+    assert [(g.path, g.line) for g in first_use.gold] == [("pkg/shapes.py", 6)]
+    assert not first_use.implicit
+    assert left_context(root, first_use).endswith("    shape = ")
+
+    module_use = by_kind[("import", "util", 8)]
+    assert [(g.path, g.line) for g in module_use.gold] == [("pkg/util.py", 1)]
+
+    # app.py names Circle, so only other.py's call is implicit
+    assert ("implicit", "circumference_of_shape", 9) not in by_kind
+    implicit = by_kind[("implicit", "circumference_of_shape", 2)]
+    assert implicit.path == "pkg/other.py"
+    assert implicit.ground_truth == "circumference_of_shape() * 2"
+    assert implicit.implicit
+    assert [(g.path, g.line) for g in implicit.gold] == [("pkg/shapes.py", 10)]
+
+    lines = [t for t in tasks if t.kind == "line"]
+    assert lines and all(t.ground_truth == t.ground_truth.strip() for t in lines)
+    assert filter_tasks(tasks, "implicit") == [t for t in tasks if t.implicit]
+    assert filter_tasks(tasks, lambda t: t.kind == "line") == lines
+    assert set(SUBSETS) >= {"all", "implicit", "import", "line"}
+
+
+def test_python_member_gold_follows_in_project_bases(tmp_path):
+    files = dict(PY)
+    files["pkg/app.py"] = "from pkg.shapes import Circle\n\n\nx = Circle.area(None)\n"
+    root = _write(tmp_path, files)
+    task = next(t for t in build_tasks(root, "fixture", "python", limit=20) if t.kind == "import")
+    assert task.member == "area"
+    assert [(g.path, g.line) for g in task.member_gold] == [("pkg/shapes.py", 2)]
+
+
+def test_tasks_are_deterministic_and_bounded(tmp_path):
+    root = _write(tmp_path, PY)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    first = build_tasks(root, "fixture", "python", limit=3, seed=7)
+    assert first == build_tasks(root, "fixture", "python", limit=3, seed=7)
+    assert len(first) <= 3
+
+
+JAVA = {
+    "src/com/acme/util/Strings.java": (
+        "package com.acme.util;\n"
+        "\n"
+        "public class Strings {\n"
+        "    public static String shout(String s) {\n"
+        "        return s.toUpperCase();\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/com/acme/app/Main.java": (
+        "package com.acme.app;\n"
+        "\n"
+        "import com.acme.util.Strings;\n"
+        "\n"
+        "public class Main {\n"
+        "    // Strings in a comment is no use\n"
+        "    public static void main(String[] args) {\n"
+        "        System.out.println(Strings.shout(\"hi\"));\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_java_first_use_skips_comments_and_finds_member(tmp_path):
+    root = _write(tmp_path, JAVA)
+    tasks = build_tasks(root, "fixture", "java", limit=10)
+    task = next(t for t in tasks if t.kind == "import")
+    assert (task.path, task.line) == ("src/com/acme/app/Main.java", 8)
+    assert task.ground_truth == 'Strings.shout("hi"));'
+    assert [(g.path, g.line) for g in task.gold] == [("src/com/acme/util/Strings.java", 3)]
+    assert task.member == "shout"
+    assert [(g.path, g.line) for g in task.member_gold] == [("src/com/acme/util/Strings.java", 4)]
+
+
+TS = {
+    "src/core/schema.ts": (
+        "export class Schema {\n"
+        "  parse(input: unknown): unknown {\n"
+        "    return input;\n"
+        "  }\n"
+        "}\n"
+        "export function makeSchema(): Schema {\n"
+        "  return new Schema();\n"
+        "}\n"
+    ),
+    "src/core/index.ts": 'export * from "./schema.js";\n',
+    "src/app.ts": (
+        'import * as core from "./core/index.js";\n'
+        'import { Schema } from "./core/schema";\n'
+        "\n"
+        "const s = core.makeSchema();\n"
+        "const t: Schema = s;\n"
+    ),
+}
+
+
+def test_typescript_namespace_and_named_imports_resolve(tmp_path):
+    root = _write(tmp_path, TS)
+    tasks = {(t.kind, t.name): t for t in build_tasks(root, "fixture", "typescript", limit=10)}
+    namespace = tasks[("import", "core")]
+    assert namespace.ground_truth == "core.makeSchema();"
+    assert [(g.path, g.line) for g in namespace.gold] == [("src/core/schema.ts", 6)]
+    named = tasks[("import", "Schema")]
+    assert (named.line, named.ground_truth) == (5, "Schema = s;")
+    assert [(g.path, g.line) for g in named.gold] == [("src/core/schema.ts", 1)]
