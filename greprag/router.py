@@ -23,8 +23,32 @@ _STRING_RE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 _COMMENT_RE = {"#": re.compile(r"#.*$"), "//": re.compile(r"//.*$")}
 _PY_BUILTINS = frozenset(dir(builtins))
 _RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
+_PARTIAL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)$")
 _CALL_OPEN_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*\([^()]*$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
+
+
+UNUSED_IMPORTS_MAX = 12
+_IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
+_IMPORT_TEMPLATES = {
+    "python": r"^\s*(class|(async\s+)?def)\s+{names}\b|^{names}\s*(:[^=\n]+)?=[^=]",
+    "java": r"\b(class|interface|enum|record|@interface)\s+{names}\b",
+    "csharp": r"\b(class|interface|enum|struct|record)\s+{names}\b",
+    "typescript": (r"\b(class|interface|type|enum|function\*?|const|let|var)\s+{names}\b"),
+    "javascript": r"\b(class|function\*?|const|let|var)\s+{names}\b",
+}
+
+
+_DOCS_AND_COMMENTS = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|/\*[\s\S]*?\*/|#.*$|//.*$', re.M
+)
+
+
+def _code_without_imports(text: str) -> str:
+    """The code of ``text``: imports, docstrings and comments blanked out."""
+    text = _DOCS_AND_COMMENTS.sub("", text)
+    text = re.sub(r"^\s*from\s+\S+\s+import\s*\([^)]*\)", "", text, flags=re.M)
+    return _IMPORT_LINE.sub("", text)
 
 
 @dataclass
@@ -87,6 +111,7 @@ class OfflineRouter:
         local_defs = self._local_definitions(ctx)
         externals = self._externals(ctx, in_repo)
         lines = ctx.window.split("\n")
+        lines[-1] = _PARTIAL_RE.sub("", lines[-1])  # a half-typed word is not a name yet
         found: dict[str, Candidate] = {}
         for offset, raw in enumerate(reversed(lines)):
             text = _STRING_RE.sub('""', raw)
@@ -187,6 +212,16 @@ class OfflineRouter:
                 targets.append(
                     Candidate(partial, "method", 2.5, member_of="prefix", reasons=["member prefix"])
                 )
+        else:
+            word = _PARTIAL_RE.search(prefix)
+            lang = get_language(ctx.lang)
+            if word and len(word.group(1)) >= 2 and not (lang and word.group(1) in lang.keywords):
+                kind = "class" if word.group(1)[0].isupper() else "method"
+                targets.append(
+                    Candidate(
+                        word.group(1), kind, 2.4, member_of="prefix", reasons=["typed prefix"]
+                    )
+                )
         call = _CALL_OPEN_RE.search(prefix)
         if call and call.group(1) not in ("if", "for", "while", "switch", "print", "return"):
             targets.append(
@@ -248,8 +283,10 @@ class OfflineRouter:
             elif cand.member_of == "prefix":
                 out.append(
                     Query(
-                        self._method_wildcard(name, lang),
-                        "method",
+                        self._class_prefix_wildcard(name, lang)
+                        if cand.kind == "class"
+                        else self._method_wildcard(name, lang),
+                        cand.kind,
                         False,
                         lang,
                         cand.name,
@@ -280,6 +317,12 @@ class OfflineRouter:
         return rf"\b(class|interface|struct|type)\s+\w*{name}\b"
 
     @staticmethod
+    def _class_prefix_wildcard(name: str, lang: str | None) -> str:
+        if lang == "python":
+            return rf"^\s*class\s+{name}\w*|^{name}\w*\s*="
+        return rf"\b(class|interface|enum|record|struct|trait|type)\s+{name}\w*"
+
+    @staticmethod
     def _method_wildcard(name: str, lang: str | None) -> str:
         if lang == "python":
             return rf"^\s*(async\s+)?def\s+{name}\w*\s*\("
@@ -296,9 +339,9 @@ class OfflineRouter:
         harvested = self._harvest(ctx, in_repo)
         targets = self._cursor_targets(ctx)
         if ctx.empty_body:
-            targets += self._empty_body_targets(ctx)
+            targets += self._empty_body_targets(ctx, in_repo)
         else:
-            targets += self._base_targets(ctx, 1.0)
+            targets += self._base_targets(ctx, 1.0, in_repo)
         ranked: dict[str, Candidate] = {}
         for cand in targets:
             existing = ranked.get(cand.name)
@@ -315,13 +358,16 @@ class OfflineRouter:
         queries: list[Query] = []
         wildcard_sources = [c for c in ordered if c.member_of in ("wildcard", "prefix")]
         queries += self._wildcards(ctx, wildcard_sources, 1.0)
+        unused = self._unused_imports(ctx, in_repo)
+        if unused:
+            queries.append(unused)
         definitions = [
             c
             for c in ordered
             if c.member_of not in ("wildcard", "prefix", "usage")
             and "defined in this file" not in c.reasons
         ]
-        usage_sources = [c for c in ordered if not is_generic(c.name)]
+        usage_sources = [c for c in ordered if not is_generic(c.name) and c.member_of != "prefix"]
         n_usage = 0
         for cand in definitions:
             if len(queries) >= self.max_queries:
@@ -353,19 +399,45 @@ class OfflineRouter:
         queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries[: self.max_queries], router=self.name)
 
-    def _empty_body_targets(self, ctx: LocalContext) -> list[Candidate]:
+    def _unused_imports(self, ctx: LocalContext, in_repo: set[str]) -> Query | None:
+        """One probe for the in-repo names the file imports but has not used yet.
+
+        At the first use of an imported name its only mention before the cursor is the
+        import line, so the window says nothing about it; these are its definitions.
+        """
+        template = _IMPORT_TEMPLATES.get(ctx.lang or "")
+        if template is None:
+            return None
+        used = set(IDENTIFIER_RE.findall(_code_without_imports(ctx.before)))
+        names = []
+        for ref in ctx.imports:
+            name = ref.name or ""
+            fresh = name not in used and ref.local_name not in used and name not in names
+            if fresh and ref.local_name in in_repo and IDENTIFIER_RE.fullmatch(name):
+                names.append(name)
+        if not names:
+            return None
+        names = names[-UNUSED_IMPORTS_MAX:]  # the latest imports are the likeliest next
+        group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
+        pattern = template.replace("{names}", group)
+        kind = "class" if sum(n[:1].isupper() for n in names) * 2 >= len(names) else "method"
+        return Query(pattern, kind, False, ctx.lang, ",".join(names), "import", 0.75, 4)
+
+    def _empty_body_targets(self, ctx: LocalContext, in_repo: set[str]) -> list[Candidate]:
         """An empty body: siblings with the same method name, the bases, the signature."""
         targets: list[Candidate] = []
         if ctx.enclosing_function and not is_generic(ctx.enclosing_function):
             targets.append(Candidate(ctx.enclosing_function, "method", 2.6, reasons=["sibling"]))
-        return targets + self._base_targets(ctx, 2.9)
+        return targets + self._base_targets(ctx, 2.9, in_repo)
 
-    @staticmethod
-    def _base_targets(ctx: LocalContext, score: float) -> list[Candidate]:
+    def _base_targets(self, ctx: LocalContext, score: float, in_repo: set[str]) -> list[Candidate]:
         """The enclosing class's bases and interfaces: the members it must honour."""
         targets = []
+        externals = self._externals(ctx, in_repo)
         for base in ctx.class_bases[:3]:
             name = base.rsplit(".", 1)[-1]
+            if name in externals or base.split(".", 1)[0] in externals:
+                continue
             if IDENTIFIER_RE.fullmatch(name) and name not in ("object", "ABC", "Object"):
                 targets.append(Candidate(name, "class", score, reasons=["base class"]))
         return targets

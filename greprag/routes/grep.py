@@ -76,6 +76,7 @@ def _compile(index: int, query: Query) -> _Compiled | None:
     elif (
         query.identifier
         and query.identifier in query.pattern
+        and query.purpose != "import"
         and (query.purpose != "llm" or "|" not in query.pattern)
     ):
         literal = query.identifier  # the offline router's templates all contain it
