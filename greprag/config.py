@@ -32,17 +32,17 @@ class Settings:
     max_queries: int = 10
     window_lines: int = 30
     include_current_file: str = "no"
-    max_block_share: float = 0.4
+    max_block_share: float = 0.25
     rg_path: str = ""
     max_filesize: str = "1M"
     max_line_chars: int = 400
     max_count_per_file: int = 30
     flood_files: int = 40
     max_candidates: int = 400
-    bm25_weight: float = 0.5
-    prior_weight: float = 0.5
+    bm25_weight: float = 0.2
+    prior_weight: float = 0.8
     import_bonus: float = 0.35
-    definition_bonus: float = 0.15
+    definition_bonus: float = 0.0
 
     def validate(self) -> Settings:
         choices = {

@@ -82,7 +82,14 @@ def _imports(lines: list[str], lang: str | None) -> list[ImportRef]:
     for number, line in enumerate(lines, 1):
         if lang == "python" or lang is None:
             if m := _PY_FROM.match(line):
-                for part in m.group(2).replace("\\", "").split(","):
+                names = m.group(2)
+                if "(" in line and ")" not in line:  # a parenthesised import goes on below
+                    for more in lines[number : number + 200]:
+                        names += " " + more.split("#", 1)[0]
+                        if ")" in more:
+                            names = names.split(")", 1)[0]
+                            break
+                for part in names.replace("\\", "").split(","):
                     words = part.split()
                     if words and words[0].isidentifier():
                         alias = words[2] if len(words) == 3 and words[1] == "as" else None

@@ -16,7 +16,8 @@ class Query:
     ``fixed`` selects ``rg -F`` (literal) instead of a regex. ``lang`` is a language
     name from ``greprag.languages`` (it becomes ``--type``) or None for all files.
     ``identifier`` is the keyword the query was built from; ``purpose`` says why
-    (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``).
+    (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``). ``paths`` narrows
+    a query to the files an import resolves to.
     """
 
     pattern: str
@@ -27,6 +28,7 @@ class Query:
     purpose: str = "definition"
     weight: float = 1.0
     context_lines: int = 3
+    paths: tuple[str, ...] = ()  # when set, only hits in these repo files count
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

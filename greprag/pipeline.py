@@ -118,7 +118,6 @@ class Retriever:
 
     # -- planning --------------------------------------------------------------------
     def _plan(self, ctx: LocalContext, imported: dict[str, str]) -> QueryPlan:
-        in_repo = set(imported)
         if self.settings.router == "llm":
             from greprag.llm_router import LLMRouter, RouterError
 
@@ -129,10 +128,10 @@ class Retriever:
                     max_queries=self.settings.max_queries,
                 ).plan(ctx)
             except RouterError as exc:
-                plan = self.offline.plan(ctx, in_repo)
+                plan = self.offline.plan(ctx, imported)
                 plan.fallbacks.append(f"llm router failed, used offline router: {exc.reason}")
             return plan
-        return self.offline.plan(ctx, in_repo)
+        return self.offline.plan(ctx, imported)
 
     def plan(self, file=None, line=None, column=None, *, left_context=None, language=None):
         """The query plan only (what ``greprag queries`` prints)."""

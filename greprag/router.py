@@ -28,7 +28,7 @@ _CALL_OPEN_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*\([^()]*$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
 
 
-UNUSED_IMPORTS_MAX = 12
+IMPORT_PROBE_MAX = 12
 _IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
 _IMPORT_TEMPLATES = {
     "python": r"^\s*(class|(async\s+)?def)\s+{names}\b|^{names}\s*(:[^=\n]+)?=[^=]",
@@ -39,9 +39,15 @@ _IMPORT_TEMPLATES = {
 }
 
 
+_BLOCK_STRINGS = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|/\*[\s\S]*?(?:\*/|$)')
 _DOCS_AND_COMMENTS = re.compile(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|/\*[\s\S]*?\*/|#.*$|//.*$', re.M
 )
+
+
+def _blank_docstrings(text: str) -> str:
+    """``text`` with triple-quoted strings and block comments emptied, lines kept."""
+    return _BLOCK_STRINGS.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
 def _code_without_imports(text: str) -> str:
@@ -110,7 +116,7 @@ class OfflineRouter:
         comment = _COMMENT_RE.get(lang.line_comment if lang else "#")
         local_defs = self._local_definitions(ctx)
         externals = self._externals(ctx, in_repo)
-        lines = ctx.window.split("\n")
+        lines = _blank_docstrings(ctx.before).split("\n")[-len(ctx.window.split("\n")) :]
         lines[-1] = _PARTIAL_RE.sub("", lines[-1])  # a half-typed word is not a name yet
         found: dict[str, Candidate] = {}
         for offset, raw in enumerate(reversed(lines)):
@@ -333,9 +339,13 @@ class OfflineRouter:
         return rf"\b{name}\w*\s*\([^;]*\)\s*(\{{|throws|:|=>)"
 
     # -- the plan --------------------------------------------------------------------
-    def plan(self, ctx: LocalContext, in_repo: set[str] | None = None) -> QueryPlan:
-        """Rank identifiers, then emit definition, usage and wildcard queries (≤ max)."""
-        in_repo = in_repo or set()
+    def plan(self, ctx: LocalContext, imported: dict[str, str] | None = None) -> QueryPlan:
+        """Rank identifiers, then emit definition, usage and wildcard queries (≤ max).
+
+        ``imported`` maps the names the file imports from the repo to their files.
+        """
+        imported = imported or {}
+        in_repo = set(imported)
         harvested = self._harvest(ctx, in_repo)
         targets = self._cursor_targets(ctx)
         if ctx.empty_body:
@@ -358,9 +368,7 @@ class OfflineRouter:
         queries: list[Query] = []
         wildcard_sources = [c for c in ordered if c.member_of in ("wildcard", "prefix")]
         queries += self._wildcards(ctx, wildcard_sources, 1.0)
-        unused = self._unused_imports(ctx, in_repo)
-        if unused:
-            queries.append(unused)
+        queries += self._import_probes(ctx, imported)
         definitions = [
             c
             for c in ordered
@@ -399,29 +407,56 @@ class OfflineRouter:
         queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries[: self.max_queries], router=self.name)
 
-    def _unused_imports(self, ctx: LocalContext, in_repo: set[str]) -> Query | None:
-        """One probe for the in-repo names the file imports but has not used yet.
+    def _import_probes(self, ctx: LocalContext, imported: dict[str, str]) -> list[Query]:
+        """Definitions of the in-repo names the file imports: unused ones first.
 
         At the first use of an imported name its only mention before the cursor is the
-        import line, so the window says nothing about it; these are its definitions.
+        import line, so the window says nothing about it. Names already used in code
+        make a second, weaker probe: they are the file's vocabulary for the next line.
+        Generic names (``init``, ``run``) are probed only in the files they come from.
         """
         template = _IMPORT_TEMPLATES.get(ctx.lang or "")
         if template is None:
-            return None
+            return []
         used = set(IDENTIFIER_RE.findall(_code_without_imports(ctx.before)))
-        names = []
+        fresh: list[str] = []
+        known: list[str] = []
+        generic: dict[str, str] = {}
         for ref in ctx.imports:
             name = ref.name or ""
-            fresh = name not in used and ref.local_name not in used and name not in names
-            if fresh and ref.local_name in in_repo and IDENTIFIER_RE.fullmatch(name):
-                names.append(name)
-        if not names:
-            return None
-        names = names[-UNUSED_IMPORTS_MAX:]  # the latest imports are the likeliest next
-        group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
-        pattern = template.replace("{names}", group)
-        kind = "class" if sum(n[:1].isupper() for n in names) * 2 >= len(names) else "method"
-        return Query(pattern, kind, False, ctx.lang, ",".join(names), "import", 0.75, 4)
+            if ref.local_name not in imported or not IDENTIFIER_RE.fullmatch(name):
+                continue
+            if is_generic(name):
+                generic[name] = imported[ref.local_name]
+                continue
+            bucket = known if (name in used or ref.local_name in used) else fresh
+            if name not in bucket:
+                bucket.append(name)
+        groups = [(fresh, 0.75, ()), (known, 0.45, ())]
+        if generic:
+            groups.append((list(generic), 0.45, tuple(sorted(set(generic.values())))))
+        probes = []
+        for names, weight, files in groups:
+            if not names:
+                continue
+            names = names[-IMPORT_PROBE_MAX:]  # the latest imports are the likeliest next
+            group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
+            kind = "class" if sum(n[:1].isupper() for n in names) * 2 >= len(names) else "method"
+            pattern = template.replace("{names}", group)
+            probes.append(
+                Query(
+                    pattern,
+                    kind,
+                    False,
+                    ctx.lang,
+                    ",".join(names),
+                    "import",
+                    weight,
+                    4,
+                    paths=files,
+                )
+            )
+        return probes
 
     def _empty_body_targets(self, ctx: LocalContext, in_repo: set[str]) -> list[Candidate]:
         """An empty body: siblings with the same method name, the bases, the signature."""

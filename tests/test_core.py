@@ -117,9 +117,9 @@ def test_the_pool_is_the_top_half_with_a_floor():
     assert len(take_pool(ranked, 0.5)) == 20 and len(take_pool(ranked[:6], 0.5)) == 6
 
 
-def _plan(src: str, lang: str, in_repo: set[str] | None = None):
+def _plan(src: str, lang: str, imported: dict[str, str] | None = None):
     ctx = build_local_context(src, lang=lang)
-    return ctx, OfflineRouter().plan(ctx, in_repo or set())
+    return ctx, OfflineRouter().plan(ctx, imported or {})
 
 
 def test_router_targets_the_receiver_type_first():
@@ -128,7 +128,7 @@ def test_router_targets_the_receiver_type_first():
         "    def __init__(self, config):\n        self.loader = DataLoader(config.path)\n\n"
         "    def go(self, i):\n        data = self.loader."
     )
-    _, plan = _plan(src, "python", {"DataLoader"})
+    _, plan = _plan(src, "python", {"DataLoader": "data/loader.py"})
     first = plan.queries[0]
     assert first.identifier == "DataLoader" and first.kind == "class"
     assert len(plan.queries) <= 10
@@ -140,7 +140,7 @@ def test_router_for_an_empty_body_asks_for_bases_and_siblings():
         "from transforms.base import BaseTransform\n\n"
         "class NormalizeTransform(BaseTransform):\n    def transform(self, data):\n        "
     )
-    ctx, plan = _plan(src, "python", {"BaseTransform"})
+    ctx, plan = _plan(src, "python", {"BaseTransform": "transforms/base.py"})
     assert ctx.empty_body
     ids = {(q.identifier, q.purpose) for q in plan.queries}
     assert ("BaseTransform", "definition") in ids and ("transform", "definition") in ids
@@ -153,7 +153,7 @@ def test_router_uses_the_declared_java_type():
         "public class OrderHandler implements RequestHandler<OrderRequest> {\n"
         "    public Response handle(OrderRequest request) {\n        OrderStatus status = "
     )
-    _, plan = _plan(src, "java", {"OrderStatus"})
+    _, plan = _plan(src, "java", {"OrderStatus": "orders/OrderStatus.java"})
     assert plan.queries[0].identifier == "OrderStatus"
     assert any(q.identifier == "RequestHandler" for q in plan.queries)
 

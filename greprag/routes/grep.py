@@ -159,6 +159,8 @@ class GrepRoute:
             for c in compiled:
                 if c.literal is not None and c.literal not in match.text:
                     continue
+                if c.query.paths and match.path not in c.query.paths:
+                    continue
                 if c.regex.search(match.text):
                     hits_by_query[c.index].append(match)
         skipped += [
