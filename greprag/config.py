@@ -39,6 +39,7 @@ class Settings:
     max_count_per_file: int = 30
     flood_files: int = 40
     max_candidates: int = 400
+    file_list_ttl: float = 5.0
     bm25_weight: float = 0.2
     prior_weight: float = 0.8
     import_bonus: float = 0.35

@@ -45,7 +45,7 @@ def _python_scan(lines: list[str]) -> _PyScan:
     inside = False
     for line in lines:
         states.append(inside)
-        if len(_TRIPLE.findall(line)) % 2:
+        if ('"""' in line or "'''" in line) and len(_TRIPLE.findall(line)) % 2:
             inside = not inside
     return _PyScan(lines, states)
 

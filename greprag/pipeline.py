@@ -47,6 +47,7 @@ class Retriever:
             max_count_per_file=self.settings.max_count_per_file,
             flood_files=self.settings.flood_files,
             max_candidates=self.settings.max_candidates,
+            file_list_ttl=self.settings.file_list_ttl,
         )
         self.offline = OfflineRouter(self.settings.max_queries, self.settings.window_lines)
         self._files: tuple[float, set[str]] | None = None

@@ -23,12 +23,13 @@ _STRING_RE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 _COMMENT_RE = {"#": re.compile(r"#.*$"), "//": re.compile(r"//.*$")}
 _PY_BUILTINS = frozenset(dir(builtins))
 _RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
+_BINDING_RE = re.compile(r"(?:^|[\s(,])(?:self\.|this\.)?([A-Za-z_][\w]*)\s*(?::|=|:=)\s*$")
 _PARTIAL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)$")
 _CALL_OPEN_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*\([^()]*$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
 
 
-IMPORT_PROBE_MAX = 12
+IMPORT_PROBE_MAX = 30
 _IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
 _IMPORT_TEMPLATES = {
     "python": r"^\s*(class|(async\s+)?def)\s+{names}\b|^{names}\s*(:[^=\n]+)?=[^=]",
@@ -236,6 +237,14 @@ class OfflineRouter:
         declared = _DECL_TYPE_RE.match(prefix)
         if declared:
             targets.append(Candidate(declared.group(1), "class", 3.0, reasons=["declared type"]))
+        bound = _BINDING_RE.search(prefix)
+        if bound and not declared:
+            # ``self._cookies = `` / ``content: ``: the value is often a ``*Cookies`` / ``*Content``
+            stem = _snake_to_camel(bound.group(1).lstrip("_"))
+            if len(stem) > 3 and not is_generic(bound.group(1)):
+                targets.append(
+                    Candidate(stem, "class", 1.1, member_of="wildcard", reasons=["bound name"])
+                )
         return targets
 
     # -- query templates -------------------------------------------------------------

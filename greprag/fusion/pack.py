@@ -9,6 +9,7 @@ budget holds to the token.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -61,25 +62,36 @@ def _elide(lines: list[str], keep: set[int], start: int, end: int) -> str:
 def outline_text(path: str, lines: list[str], item: MergedRange) -> str | None:
     """A shortened form of the range that keeps its signatures and what matched.
 
-    A range that is exactly one class gets the class outline (header, first docstring
-    line, member signatures). Anything else keeps the signature lines of every
-    definition that starts inside it and each matched line with one line around it.
+    A range that starts with a class header gets the class outline (header, first
+    docstring line, member signatures; tree-sitter). Anything else keeps its first line,
+    every definition header inside it and each matched line with one line around it.
     """
-    lang = language_for_path(path)
-    lang_name = lang.name if lang else None
-    text = "\n".join(lines)
-    spans = syntax.file_spans(path, text, lang_name)
     start, end = item.start_line, item.end_line
-    for span in spans:
-        if span.start_line == start and span.end_line == end and span.kind == "class":
-            return syntax.outline(text, lang_name, start, end, spans) or None
-    keep: set[int] = {start}
-    for span in spans:
-        if start <= span.start_line <= end and span.kind in ("class", "function"):
-            keep |= set(range(span.start_line, min(span.header_end_line, end) + 1))
+    first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
+    if _CLASS_HEADER.search(lines[first - 1]):
+        lang = language_for_path(path)
+        lang_name = lang.name if lang else None
+        text = "\n".join(lines)
+        spans = syntax.file_spans(path, text, lang_name)
+        for span in spans:
+            if span.start_line == start and span.end_line == end and span.kind == "class":
+                return syntax.outline(text, lang_name, start, end, spans) or None
+    keep: set[int] = set(range(start, first + 1))
+    for number in range(first + 1, end + 1):
+        if _DEF_HEADER.match(lines[number - 1]):
+            keep.add(number)
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
     return _elide(lines, keep, start, end)
+
+
+_DECORATION = re.compile(r"\s*(@|#\[|\[|/\*\*|\*|//|$)")
+_CLASS_HEADER = re.compile(r"\b(class|interface|enum|record|struct|trait|impl)\s+\w")
+_DEF_HEADER = re.compile(
+    r"\s*((async\s+)?def|class|fn|func|function)\s+\w|"
+    r"\s*((public|private|protected|static|final|abstract|override|async|virtual)\s+)+"
+    r"[\w<>\[\], .?]+\("
+)
 
 
 MIN_USEFUL_TOKENS = 24

@@ -24,13 +24,16 @@ from greprag.rg import (
     SearchSpec,
     build_argv,
     escape_regex,
+    files_argv,
     find_rg,
     list_files,
+    parse_file_list,
     parse_json_lines,
     parse_size,
 )
 
 OVERSIZE_TTL_S = 30.0
+MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 
 
 @dataclass
@@ -67,7 +70,7 @@ def rg_pattern(query: Query) -> str:
 
 def _compile(index: int, query: Query) -> _Compiled | None:
     try:
-        regex = re.compile(re.escape(query.pattern) if query.fixed else query.pattern)
+        regex = re.compile(re.escape(query.pattern) if query.fixed else query.pattern, re.ASCII)
     except re.error:
         return None
     literal: str | None = None
@@ -118,6 +121,7 @@ class GrepRoute:
         flood_files: int = 40,
         max_candidates: int = 400,
         timeout: float = 20.0,
+        file_list_ttl: float = 5.0,
     ) -> None:
         self.repo = repo
         self.rg = find_rg(rg_path)
@@ -128,6 +132,8 @@ class GrepRoute:
         self.max_candidates = max_candidates
         self.timeout = timeout
         self._oversize: tuple[float, list[str]] | None = None
+        self.file_list_ttl = file_list_ttl
+        self._file_lists: dict[str | None, tuple[float, list[str]]] = {}
 
     def search(
         self,
@@ -170,6 +176,27 @@ class GrepRoute:
         candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
         return GrepHits(candidates=candidates, skipped=skipped, stats=stats, lines=files.lines)
 
+    def _popen(self, argv: list[str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            argv,
+            cwd=self.repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def _listed_files(self, lang: str | None) -> list[str] | None:
+        """The language's file list if listed within ``file_list_ttl`` and small enough.
+
+        Passing files to rg skips its directory walk, which on a wheel full of locale
+        folders costs more than the search. Edits are seen at once (rg reads the files);
+        new files within ``file_list_ttl`` seconds.
+        """
+        cached = self._file_lists.get(lang)
+        if cached is None or time.monotonic() - cached[0] > self.file_list_ttl:
+            return None
+        return cached[1] if 0 < len(cached[1]) <= MAX_LISTED_FILES else None
+
     def _oversize_files(self) -> list[str]:
         """Files over ``max_filesize`` (listed once per ``OVERSIZE_TTL_S``)."""
         now = time.monotonic()
@@ -210,13 +237,18 @@ class GrepRoute:
             if pattern not in by_lang[lang]:
                 by_lang[lang].append(pattern)
         procs = []
+        refreshes: list[tuple[str | None, subprocess.Popen[bytes]]] = []
         for lang, patterns in by_lang.items():
+            listed = self._listed_files(lang)
             spec = SearchSpec(
                 patterns=tuple(patterns),
                 langs=(lang,) if lang else (),
                 max_count_per_file=self.max_count_per_file,
                 max_filesize=self.max_filesize,
+                paths=tuple(listed or ()),
             )
+            if listed is None:  # walk this time; list the files on the side for next time
+                refreshes.append((lang, self._popen(files_argv(self.rg, (lang,) if lang else ()))))
             argv = build_argv(self.rg, spec)
             procs.append(
                 subprocess.Popen(
@@ -251,6 +283,10 @@ class GrepRoute:
             if binaries:
                 matches = [m for m in matches if m.path not in binaries]
                 skipped += [Skip(p, "binary") for p in sorted(binaries)]
+        for lang, proc in refreshes:
+            out, _ = proc.communicate(timeout=self.timeout)
+            if proc.returncode == 0:
+                self._file_lists[lang] = (time.monotonic(), parse_file_list(out))
         if oversize is not None:
             out, _ = oversize.communicate(timeout=self.timeout)
             for raw in sorted(set(out.decode("utf-8", "replace").splitlines())):
