@@ -24,7 +24,7 @@ class Settings:
     router: str = "offline"
     model: str = ""
     llm_timeout: float = 8.0
-    routes: str = "grep"
+    routes: str = "auto"
     rerank: str = "bm25"
     dedup: bool = True
     dedup_pool: float = 0.5
@@ -44,6 +44,11 @@ class Settings:
     prior_weight: float = 0.8
     import_bonus: float = 0.35
     definition_bonus: float = 0.0
+    dense_model: str = ""
+    dense_cache_dir: str = ""
+    dense_k: int = 20
+    dense_weight: float = 1.0
+    stale_bound_s: float = 1.0
 
     def validate(self) -> Settings:
         choices = {

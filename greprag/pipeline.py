@@ -12,6 +12,7 @@ from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, build_local_context
 from greprag.fusion.bm25 import rerank
 from greprag.fusion.dedup import BlockExpansion, MergedRange, merge_ranges, no_dedup, take_pool
+from greprag.fusion.fuse import fuse
 from greprag.fusion.pack import pack
 from greprag.imports import resolve_imports
 from greprag.languages import get_language, language_for_path
@@ -51,6 +52,7 @@ class Retriever:
         )
         self.offline = OfflineRouter(self.settings.max_queries, self.settings.window_lines)
         self._files: tuple[float, set[str]] | None = None
+        self._dense = None  # DenseRoute, created on first use (it loads a model)
 
     # -- inputs ----------------------------------------------------------------------
     def _relative(self, file: str | Path) -> str:
@@ -232,6 +234,11 @@ class Retriever:
         ranked = self._score(hits.candidates, ctx, plan, set(imported.values()))
         timings["rerank"] = (time.perf_counter() - t) * 1000
 
+        routes: dict[str, str] = {"grep": "always on"}
+        notes: list[str] = []
+        if s.routes != "grep":
+            ranked = self._with_dense(ctx, plan, hits, ranked, routes, notes, timings)
+
         t = time.perf_counter()
         expansion: BlockExpansion | None = None
         if s.dedup:
@@ -301,12 +308,76 @@ class Retriever:
             queries=list(plan.queries),
             timings=timings,
             router=plan.router,
-            fallbacks=list(plan.fallbacks),
+            fallbacks=[*plan.fallbacks, *notes],
             skipped=hits.skipped,
             dropped=packed.dropped,
-            routes={"grep": "always on"},
+            routes=routes,
             explain=explain,
         )
+
+    def _with_dense(
+        self,
+        ctx: LocalContext,
+        plan: QueryPlan,
+        hits: GrepHits,
+        ranked: list[Candidate],
+        routes: dict[str, str],
+        notes: list[str],
+        timings: dict[str, float],
+    ) -> list[Candidate]:
+        """Let the dense route join where grep evidence is weak, fusing the two rankings."""
+        from greprag.adaptive import choose_routes
+        from greprag.routes.dense import dense_available, dense_query_text
+
+        s = self.settings
+        chosen, reason = choose_routes(
+            s.routes,
+            grep_candidates=hits.candidates,
+            queries=plan.queries,
+            ctx=ctx,
+            dense_installed=dense_available(),
+        )
+        if "dense" not in chosen:
+            routes["dense"] = f"not run: {reason}"
+            return ranked
+        if s.routes == "auto" and not self._dense_indexed():
+            routes["dense"] = f"not run: {reason}, but the repo has no index (greprag index)"
+            return ranked
+        t = time.perf_counter()
+        dense = self._dense_route().search(dense_query_text(ctx), s.dense_k, exclude_path=ctx.path)
+        timings.update(dense.timings)
+        timings["dense"] = (time.perf_counter() - t) * 1000
+        notes += [f"dense: {note}" for note in dense.notes]
+        routes["dense"] = reason
+        if "grep" not in chosen:
+            routes["grep"] = "ran, but only dense was asked for"
+            return dense.candidates
+        return fuse(
+            {"grep": ranked, "dense": dense.candidates},
+            weights={"grep": 1.0, "dense": s.dense_weight},
+        )
+
+    def _dense_indexed(self) -> bool:
+        from greprag.dense.store import index_dir
+
+        folder = index_dir(
+            self.repo,
+            Path(self.settings.dense_cache_dir) if self.settings.dense_cache_dir else None,
+        )
+        return folder.is_dir() and any(folder.glob("*.npz"))
+
+    def _dense_route(self):  # -> greprag.routes.dense.DenseRoute
+        if self._dense is None:
+            from greprag.routes.dense import DenseRoute
+
+            s = self.settings
+            self._dense = DenseRoute(
+                self.repo,
+                model=s.dense_model or None,
+                cache_dir=Path(s.dense_cache_dir) if s.dense_cache_dir else None,
+                stale_bound_s=s.stale_bound_s,
+            )
+        return self._dense
 
     def _keep_current_file_above(
         self, ranges: list[MergedRange], ctx: LocalContext

@@ -1,0 +1,1 @@
+"""The dense route's machinery: chunking, embeddings and the incremental faiss index."""

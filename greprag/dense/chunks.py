@@ -1,0 +1,185 @@
+"""Chunks for the dense index: code at syntactic units, Markdown at sections.
+
+A chunk covers a whole unit (its line range is what the route returns) but embeds only
+its head: a method's class header line, then the signature, docstring and first
+lines of the body, capped at ``MAX_EMBED_CHARS`` (the model truncates at
+``max_seq_length`` word pieces anyway; the cap keeps tokenization cheap). The embedded
+text never contains the path, so moved code keeps its content hash and its vector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from greprag.blocks import Span, file_spans
+from greprag.languages import language_for_path
+
+CHUNKER_VERSION = 1
+MAX_EMBED_CHARS = 700
+SMALL_CLASS_LINES = 40
+MAX_SECTION_LINES = 80
+MODULE_GROUP_LINES = 40
+
+_TRIVIAL_PREFIXES = (
+    "import ",
+    "from ",
+    "package ",
+    "using ",
+    "#include",
+    "use ",
+    "}",
+    ")",
+    "]",
+    "#",
+    "//",
+    "/*",
+    "*",
+    "@",
+    "pass",
+)
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One indexed unit of a file: 1-based inclusive lines, symbol path, embedded text."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    text: str
+
+    @property
+    def key(self) -> str:
+        """Content hash of the embedded text: the embedding cache key."""
+        return hashlib.sha1(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Unit:
+    start: int
+    end: int
+    symbol: str
+    context: str = ""  # e.g. the class header line of a method
+
+
+def chunk_file(path: str, text: str) -> list[Chunk]:
+    """Split one file into chunks; an empty list for binary or empty files."""
+    if "\0" in text[:8192] or not text.strip():
+        return []
+    lines = text.splitlines()
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix in (".md", ".markdown"):
+        units = _markdown_units(lines)
+    else:
+        units = _code_units(path, text, lines)
+    chunks = []
+    for unit in units:
+        body = _embed_text(unit, lines)
+        if body:
+            chunks.append(Chunk(path, unit.start, unit.end, unit.symbol, body))
+    return chunks
+
+
+def _embed_text(unit: _Unit, lines: list[str]) -> str:
+    parts = [unit.context.strip()] if unit.context else []
+    size = len(parts[0]) if parts else 0
+    for line in lines[unit.start - 1 : unit.end]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        parts.append(stripped)
+        size += len(stripped) + 1
+        if size >= MAX_EMBED_CHARS:
+            break
+    return "\n".join(parts)[:MAX_EMBED_CHARS]
+
+
+def _code_units(path: str, text: str, lines: list[str]) -> list[_Unit]:
+    lang = language_for_path(path)
+    spans = file_spans(path, text, lang.name if lang else None)
+    return _units_in(spans, lines, 1, len(lines), "", "")
+
+
+def _units_in(
+    spans: list[Span], lines: list[str], lo: int, hi: int, prefix: str, context: str
+) -> list[_Unit]:
+    """Units of lines ``lo..hi``: outermost definitions, big classes split into members,
+    and the code between definitions (imports-only stretches skipped)."""
+    tops: list[Span] = []
+    for span in spans:
+        if (
+            lo <= span.start_line
+            and span.end_line <= hi
+            and not (tops and span.start_line <= tops[-1].end_line)
+        ):
+            tops.append(span)
+    units: list[_Unit] = []
+    cursor = lo
+    for span in tops:
+        units.extend(_gap_units(lines, cursor, span.start_line - 1, prefix, context))
+        symbol = prefix + (span.name or "")
+        inner = [s for s in spans if span.start_line < s.start_line and s.end_line <= span.end_line]
+        if span.kind == "class" and inner and span.end_line - span.start_line >= SMALL_CLASS_LINES:
+            header = " ".join(
+                line.strip() for line in lines[span.start_line - 1 : span.header_end_line]
+            )[:200]
+            first = inner[0].start_line
+            units.append(
+                _Unit(span.start_line, max(first - 1, span.header_end_line), symbol, context)
+            )
+            units.extend(_units_in(inner, lines, first, span.end_line, symbol + ".", header))
+        else:
+            units.append(_Unit(span.start_line, span.end_line, symbol, context))
+        cursor = span.end_line + 1
+    units.extend(_gap_units(lines, cursor, hi, prefix, context))
+    return units
+
+
+def _substantive(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith(_TRIVIAL_PREFIXES)
+
+
+def _gap_units(lines: list[str], lo: int, hi: int, prefix: str, context: str) -> list[_Unit]:
+    """Code between definitions in windows of ``MODULE_GROUP_LINES``, if it says anything."""
+    body = [n for n in range(lo, hi + 1) if _substantive(lines[n - 1])]
+    if not body:
+        return []
+    symbol = prefix.rstrip(".") or "<module>"
+    units = []
+    for a in range(body[0], body[-1] + 1, MODULE_GROUP_LINES):
+        b = min(a + MODULE_GROUP_LINES - 1, body[-1])
+        if any(a <= n <= b for n in body):
+            units.append(_Unit(a, b, symbol, context))
+    return units
+
+
+def _markdown_units(lines: list[str]) -> list[_Unit]:
+    """One unit per heading section (fenced code ignored), long sections in windows."""
+    units: list[_Unit] = []
+    trail: list[str] = []
+    start, symbol, fenced = 1, "", False
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        match = None if fenced else _HEADING_RE.match(line)
+        if match and number > start:
+            units.extend(_windows(start, number - 1, symbol))
+        if match:
+            depth = len(match.group(1))
+            trail = [*trail[: depth - 1], match.group(2)]
+            start, symbol = number, " > ".join(t for t in trail if t)
+    units.extend(_windows(start, len(lines), symbol))
+    return units
+
+
+def _windows(start: int, end: int, symbol: str) -> list[_Unit]:
+    return [
+        _Unit(a, min(a + MAX_SECTION_LINES - 1, end), symbol)
+        for a in range(start, end + 1, MAX_SECTION_LINES)
+    ]

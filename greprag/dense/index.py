@@ -1,0 +1,266 @@
+"""DenseIndex: keeps one repo's snapshot in step with the files, and searches it.
+
+Updates run under the index lock: re-read the snapshot (another process may have
+written it), detect changed files, re-chunk them, embed only unseen chunk texts, swap
+their rows in and save atomically. With a time bound, files that do not fit are left
+out and reported stale; their old rows never reach a search result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from greprag.dense.chunks import Chunk, chunk_file
+from greprag.dense.embed import Embedder
+from greprag.dense.freshness import Changes, FileState, detect_changes, file_sha
+from greprag.dense.lock import exclusive_lock, remove_orphan_temps
+from greprag.dense.store import Row, Snapshot, VectorIndex, index_dir, load, save, snapshot_path
+
+CHECKPOINT_S = 15.0
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class UpdateReport:
+    """What one update did; ``stale`` lists changed files left out to respect the bound."""
+
+    changed: int = 0
+    deleted: int = 0
+    embedded: int = 0
+    reused: int = 0
+    stale: list[str] = field(default_factory=list)
+    saved: bool = False
+    seconds: float = 0.0
+
+
+class DenseIndex:
+    """The incremental dense index of one repo for one embedding model."""
+
+    def __init__(
+        self, repo: Path, *, embedder: Embedder | None = None, cache_dir: Path | None = None
+    ) -> None:
+        self.repo = Path(repo).resolve()
+        self.embedder = embedder or Embedder()
+        self.folder = index_dir(self.repo, cache_dir)
+        self.path = snapshot_path(self.folder, self.embedder.name)
+        self.snapshot: Snapshot | None = None
+        self._vectors: VectorIndex | None = None
+        self._positions: dict[int, int] = {}
+        self._per_path: Counter[str] = Counter()
+        self._disk_signature: tuple[int, int, int] | None = None
+
+    # --- loading -----------------------------------------------------------------------
+
+    def _signature(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def reload(self) -> bool:
+        """Load the snapshot from disk when it changed there; True when it did."""
+        signature = self._signature()
+        if signature is None or signature == self._disk_signature:
+            return False
+        snapshot = load(self.path, self.embedder.name)
+        self._disk_signature = signature
+        if snapshot is None:
+            return False
+        self._install(snapshot)
+        return True
+
+    def _install(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self._vectors = VectorIndex(snapshot)
+        self._reindex_rows()
+
+    def _reindex_rows(self) -> None:
+        rows = self.snapshot.rows if self.snapshot else []
+        self._positions = {row.id: i for i, row in enumerate(rows)}
+        self._per_path = Counter(row.path for row in rows)
+
+    def _current(self) -> Snapshot:
+        if self.snapshot is None:
+            self._install(Snapshot(model=self.embedder.name, dim=self.embedder.dim))
+        assert self.snapshot is not None
+        return self.snapshot
+
+    # --- freshness ---------------------------------------------------------------------
+
+    def changes(self) -> Changes:
+        """Files changed on disk since the loaded snapshot (loads it first)."""
+        self.reload()
+        snapshot = self.snapshot
+        return detect_changes(
+            self.repo, snapshot.files if snapshot else {}, snapshot.dirs if snapshot else {}
+        )
+
+    def update(
+        self,
+        *,
+        bound_s: float | None = None,
+        persist: bool = True,
+        progress: Progress | None = None,
+    ) -> UpdateReport:
+        """Bring the index up to date; with ``bound_s``, leave out what would not fit.
+
+        Unbounded updates wait for the lock; bounded ones (queries) never wait: when
+        another process holds it they update in memory only.
+        """
+        started = time.perf_counter()
+        changes = self.changes()
+        if self.snapshot is not None and not changes.changed and not changes.deleted:
+            # Same content, new stat: worth remembering, not worth a write.
+            self.snapshot.files.update(changes.touched)
+            self.snapshot.dirs = changes.dirs
+            return UpdateReport(seconds=time.perf_counter() - started)
+        with exclusive_lock(self.folder / "lock", blocking=bound_s is None) as locked:
+            if locked:
+                remove_orphan_temps(self.folder)
+                if self.reload():
+                    changes = self.changes()
+            report = self._apply(changes, started, bound_s, locked and persist, progress)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _apply(
+        self,
+        changes: Changes,
+        started: float,
+        bound_s: float | None,
+        persist: bool,
+        progress: Progress | None,
+    ) -> UpdateReport:
+        snapshot = self._current()
+        report = UpdateReport(deleted=len(changes.deleted))
+        snapshot.files.update(changes.touched)
+        cache = snapshot.key_vectors()  # taken before deletions: renamed code keeps vectors
+        for path in changes.deleted:
+            snapshot.files.pop(path, None)
+        self._swap(set(changes.deleted), [], np.zeros((0, snapshot.dim), np.float32))
+        total, done = len(changes.changed), 0
+        batch: list[tuple[str, FileState, list[Chunk]]] = []
+        pending: set[str] = set()
+        checkpoint = time.perf_counter()
+        for path, state in changes.changed.items():
+            try:
+                data = (self.repo / path).read_bytes()
+            except OSError:
+                report.deleted += 1
+                snapshot.files.pop(path, None)
+                self._swap({path}, [], np.zeros((0, snapshot.dim), np.float32))
+                continue
+            chunks = chunk_file(path, data.decode("utf-8", "replace"))
+            fresh = {c.key for c in chunks} - cache.keys() - pending
+            if bound_s is not None:
+                spent = time.perf_counter() - started
+                cost = (len(pending) + len(fresh)) / self.embedder.texts_per_s
+                if spent + cost > bound_s:
+                    report.stale.append(path)
+                    continue
+            state = FileState(state.mtime_ns, state.size, file_sha(data), state.checked_ns)
+            batch.append((path, state, chunks))
+            pending |= fresh
+            if bound_s is None and time.perf_counter() - checkpoint > CHECKPOINT_S:
+                done += self._flush(batch, cache, report)
+                pending.clear()
+                if persist:
+                    self._save()
+                checkpoint = time.perf_counter()
+                if progress:
+                    progress(done, total)
+        done += self._flush(batch, cache, report)
+        if progress:
+            progress(done, total)
+        # Directory mtimes vouch for the file list only once every listed file is in.
+        snapshot.dirs = {} if report.stale else changes.dirs
+        if persist:
+            self._save()
+            report.saved = True
+        return report
+
+    def _flush(
+        self,
+        batch: list[tuple[str, FileState, list[Chunk]]],
+        cache: dict[str, np.ndarray],
+        report: UpdateReport,
+    ) -> int:
+        """Embed a batch of changed files (unseen texts only) and swap their rows in."""
+        snapshot = self._current()
+        chunks = [c for _, _, file_chunks in batch for c in file_chunks]
+        missing: dict[str, str] = {}
+        for chunk in chunks:
+            if chunk.key not in cache:
+                missing.setdefault(chunk.key, chunk.text)
+        if missing:
+            vectors = self.embedder.encode(list(missing.values()))
+            cache.update(zip(missing, vectors, strict=True))
+        report.embedded += len(missing)
+        report.reused += len(chunks) - len(missing)
+        report.changed += len(batch)
+        for path, state, _ in batch:
+            snapshot.files[path] = state
+        matrix = (
+            np.stack([cache[c.key] for c in chunks])
+            if chunks
+            else np.zeros((0, snapshot.dim), np.float32)
+        )
+        self._swap({path for path, _, _ in batch}, chunks, matrix)
+        count = len(batch)
+        batch.clear()
+        return count
+
+    def _swap(self, paths: set[str], chunks: list[Chunk], matrix: np.ndarray) -> None:
+        """Replace every row of ``paths`` with ``chunks`` (vectors in ``matrix``)."""
+        snapshot = self._current()
+        if not paths and not chunks:
+            return
+        keep = [i for i, row in enumerate(snapshot.rows) if row.path not in paths]
+        gone = [row.id for row in snapshot.rows if row.path in paths]
+        new_rows = [
+            Row(snapshot.next_id + i, c.path, c.start_line, c.end_line, c.symbol, c.key)
+            for i, c in enumerate(chunks)
+        ]
+        snapshot.next_id += len(new_rows)
+        snapshot.rows = [snapshot.rows[i] for i in keep] + new_rows
+        snapshot.vectors = np.concatenate([snapshot.matrix()[keep], matrix.astype(np.float32)])
+        assert self._vectors is not None
+        self._vectors.remove(gone)
+        self._vectors.add(matrix.astype(np.float32), [r.id for r in new_rows])
+        self._reindex_rows()
+
+    def _save(self) -> None:
+        snapshot = self._current()
+        assert self._vectors is not None
+        self._vectors.rebalance(snapshot)
+        save(snapshot, self.path)
+        self._disk_signature = self._signature()
+
+    # --- search ------------------------------------------------------------------------
+
+    def search(
+        self, vector: np.ndarray, k: int, exclude: set[str] = frozenset()
+    ) -> list[tuple[Row, float]]:
+        """The ``k`` nearest rows, skipping rows of the ``exclude`` paths."""
+        if self.snapshot is None:
+            self.reload()
+        if self.snapshot is None or self._vectors is None:
+            return []
+        skipped = sum(self._per_path[p] for p in exclude)
+        hits = []
+        for row_id, score in self._vectors.search(vector, k + skipped):
+            row = self.snapshot.rows[self._positions[row_id]]
+            if row.path not in exclude:
+                hits.append((row, score))
+        return hits[:k]
+
+    @property
+    def approximate(self) -> bool:
+        return bool(self._vectors and self._vectors.approx)

@@ -1,0 +1,111 @@
+"""The dense route: embed the local context, search the repo's chunk index, never stale.
+
+Each search first brings the index up to date (changed files re-chunked and re-embedded
+within ``stale_bound_s``); files that do not fit are listed in ``stale_paths`` and none
+of their chunks is returned. Candidate text is read from the file as it is now.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from greprag.context import LocalContext
+from greprag.models import Candidate
+
+QUERY_TAIL_LINES = 10
+QUERY_TAIL_CHARS = 600
+
+
+def dense_available() -> bool:
+    """True when the dense extra (sentence-transformers, faiss) is installed; imports nothing."""
+    return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", "faiss"))
+
+
+def dense_query_text(ctx: LocalContext) -> str:
+    """What to embed for a cursor: class header, function signature, the last lines.
+
+    The model keeps only the first word pieces, so the text stays short and ends at the
+    cursor line's prefix.
+    """
+    head = [h.strip() for h in (ctx.class_header, ctx.function_signature) if h]
+    tail = [line.strip() for line in ctx.window.splitlines()[-QUERY_TAIL_LINES:] if line.strip()]
+    tail = [line for line in tail if line not in head]
+    text = "\n".join(tail)[-QUERY_TAIL_CHARS:]
+    return "\n".join([*head, text]).strip()
+
+
+@dataclass
+class DenseHits:
+    """What one dense search returned, and what it had to leave out."""
+
+    candidates: list[Candidate]
+    stale_paths: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class DenseRoute:
+    """Dense retrieval over one repo; keeps the model and index in memory between calls."""
+
+    def __init__(
+        self,
+        repo: Path,
+        *,
+        model: str | None = None,
+        cache_dir: Path | None = None,
+        stale_bound_s: float = 1.0,
+        local_files_only: bool | None = None,
+        device: str | None = None,
+    ) -> None:
+        from greprag.dense.embed import Embedder
+        from greprag.dense.index import DenseIndex
+
+        self.repo = Path(repo).resolve()
+        self.stale_bound_s = stale_bound_s
+        self.embedder = Embedder(model, local_files_only=local_files_only, device=device)
+        self.index = DenseIndex(self.repo, embedder=self.embedder, cache_dir=cache_dir)
+
+    def search(self, query_text: str, k: int = 20, *, exclude_path: str | None = None) -> DenseHits:
+        """The ``k`` chunks most similar to ``query_text``, from fresh files only."""
+        timings: dict[str, float] = {}
+        notes: list[str] = []
+        loaded = self.embedder.loaded
+        started = time.perf_counter()
+        vector = self.embedder.encode([query_text])[0]
+        timings["dense_embed"] = (time.perf_counter() - started) * 1000
+        if not loaded and self.embedder.load_s is not None:
+            notes.append(f"model load {self.embedder.load_s:.1f} s")
+        started = time.perf_counter()
+        report = self.index.update(bound_s=self.stale_bound_s)
+        timings["dense_refresh"] = (time.perf_counter() - started) * 1000
+        if report.changed or report.deleted:
+            notes.append(f"updated {report.changed} file(s), removed {report.deleted}")
+        if report.stale:
+            notes.append(
+                f"{len(report.stale)} changed file(s) left out (over "
+                f"{self.stale_bound_s:g} s bound); run `greprag index`"
+            )
+        exclude = set(report.stale) | ({exclude_path} if exclude_path else set())
+        started = time.perf_counter()
+        hits = self.index.search(vector, k, exclude)
+        candidates = [c for c in (self._candidate(row, score) for row, score in hits) if c]
+        timings["dense_search"] = (time.perf_counter() - started) * 1000
+        return DenseHits(candidates, sorted(report.stale), notes, timings)
+
+    def _candidate(self, row, score: float) -> Candidate | None:  # row: greprag.dense.store.Row
+        try:
+            lines = (self.repo / row.path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        text = "\n".join(lines.splitlines()[row.start_line - 1 : row.end_line])
+        return Candidate(
+            path=row.path,
+            start_line=row.start_line,
+            end_line=row.end_line,
+            text=text,
+            route="dense",
+            score=score,
+        )
