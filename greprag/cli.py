@@ -84,7 +84,24 @@ def _run(call):
         _fail(str(exc))
 
 
-@app.command()
+RETRIEVE_HELP = (
+    "Retrieve cross-file context for a cursor and print it (or --json).\n\n"
+    "The context goes to stdout, each block under a comment naming its file and lines; "
+    "a one-line summary (blocks, tokens, milliseconds) goes to stderr. Settings not given "
+    "here come from the repo's .greprag.toml, then the defaults (budget 4096).\n\n"
+    "Examples:\n\n"
+    "  greprag retrieve --repo . --file app/service.py --line 42 --column 16\n\n"
+    "  greprag retrieve -r . -f app/service.py -l 42 --json | jq '.blocks[].path'\n\n"
+    "  head -n 41 app/service.py | greprag retrieve -r . --stdin --language python"
+)
+QUERIES_HELP = (
+    "Print the ripgrep query plan for a cursor, without running it.\n\n"
+    "Each line shows the query's kind (class, method, variable, other), its purpose "
+    "(definition, usage, wildcard, import) and weight, and the rg command it stands for."
+)
+
+
+@app.command(help=RETRIEVE_HELP)
 def retrieve(
     repo: RepoOpt = Path("."),
     file: FileOpt = None,
@@ -94,7 +111,12 @@ def retrieve(
     router: RouterOpt = None,
     model: ModelOpt = None,
     routes: Annotated[
-        str | None, typer.Option("--routes", help="grep, dense or auto (dense needs the extra).")
+        str | None,
+        typer.Option(
+            "--routes",
+            help="grep, dense or auto (default): auto adds the dense route when grep "
+            "evidence is weak and the repo has a dense index (greprag index).",
+        ),
     ] = None,
     json_out: JsonOpt = False,
     explain: Annotated[
@@ -103,10 +125,7 @@ def retrieve(
     stdin: StdinOpt = False,
     language: LanguageOpt = None,
 ) -> None:
-    """Retrieve cross-file context for a cursor and print it (or --json).
-
-    Example: greprag retrieve --repo . --file app/service.py --line 42 --column 16
-    """
+    """Retrieve cross-file context for a cursor and print it (or --json)."""
     inputs = _inputs(file, line, column, stdin, language)
     retriever = _retriever(repo, budget=budget, router=router, model=model, routes=routes)
     result = _run(lambda: retriever.retrieve(**inputs))
@@ -130,7 +149,7 @@ def retrieve(
     typer.echo(f"greprag: {summary}", err=True)
 
 
-@app.command()
+@app.command(help=QUERIES_HELP)
 def queries(
     repo: RepoOpt = Path("."),
     file: FileOpt = None,
