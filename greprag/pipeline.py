@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +17,28 @@ from greprag.fusion.dedup import BlockExpansion, MergedRange, merge_ranges, no_d
 from greprag.fusion.fuse import fuse
 from greprag.fusion.pack import pack
 from greprag.imports import resolve_imports
-from greprag.languages import get_language, language_for_path
+from greprag.languages import get_language, is_generic, language_for_path, words
 from greprag.local_blocks import LocalExpander
-from greprag.models import Candidate, Drop, QueryPlan, Result
+from greprag.models import Candidate, Drop, Query, QueryPlan, Result
 from greprag.rg import list_files
 from greprag.router import OfflineRouter
 from greprag.routes.grep import FileCache, GrepHits, GrepRoute
 
 _FILE_LIST_TTL_S = 30.0
 SMALL_FILE_LINES = 80
+SECOND_HOP_TYPES = 3
+_BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
+_CLASS_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*)\b")
+_TYPING_NAMES = words(
+    "Optional Union List Dict Set Tuple Any Callable Type Sequence Mapping Iterable "
+    "Iterator ClassVar Literal Final Annotated TypeVar Generic Awaitable Coroutine"
+)
 MIN_BLOCK_CAP = 512  # small budgets still take a whole block that fits
+
+
+def _import_files(query: Query, imported: dict[str, str]) -> set[str]:
+    """Files the file's imports point to for the names a query probes."""
+    return {imported[n] for n in query.identifier.split(",") if n in imported}
 
 
 class RetrievalError(ValueError):
@@ -154,7 +168,7 @@ class Retriever:
         candidates: list[Candidate],
         ctx: LocalContext,
         plan: QueryPlan,
-        imported_files: set[str],
+        imported: dict[str, str],
     ) -> list[Candidate]:
         s = self.settings
         query_text = ctx.window
@@ -167,10 +181,11 @@ class Retriever:
         else:
             bm25 = {id(c): 0.0 for c in candidates}
         for c in candidates:
-            purpose = plan.queries[c.query_index].purpose if c.query_index >= 0 else ""
+            query = plan.queries[c.query_index] if c.query_index >= 0 else None
+            purpose = query.purpose if query else ""
             score = s.bm25_weight * bm25[id(c)] + s.prior_weight * c.prior
-            if c.path in imported_files:
-                score += s.import_bonus
+            if purpose != "usage" and query and c.path in _import_files(query, imported):
+                score += s.import_bonus  # the definition sits where the import points
             if purpose == "definition":
                 score += s.definition_bonus
             c.score = score
@@ -228,10 +243,11 @@ class Retriever:
             admit_above_cursor=s.include_current_file == "above",
             files=files,
         )
+        hits = self._second_hop(ctx, plan, hits, files)
         timings["grep"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
-        ranked = self._score(hits.candidates, ctx, plan, set(imported.values()))
+        ranked = self._score(hits.candidates, ctx, plan, imported)
         timings["rerank"] = (time.perf_counter() - t) * 1000
 
         routes: dict[str, str] = {"grep": "always on"}
@@ -314,6 +330,56 @@ class Retriever:
             routes=routes,
             explain=explain,
         )
+
+    def _second_hop(
+        self, ctx: LocalContext, plan: QueryPlan, hits: GrepHits, files: FileCache
+    ) -> GrepHits:
+        """``x.`` at the cursor with x's type unnamed: read x's assignments elsewhere
+        (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe those types.
+        """
+        from greprag.adaptive import untyped_receiver
+
+        receiver = untyped_receiver(ctx)
+        if receiver is None:
+            return hits
+        externals = {ref.local_name for ref in ctx.imports} - set(self._imports(ctx))
+        probes = {
+            i
+            for i, q in enumerate(plan.queries)
+            if q.identifier == receiver and q.purpose == "definition"
+        }
+        types: list[str] = []
+        for cand in hits.candidates:
+            if probes.isdisjoint(cand.queries):
+                continue
+            for line in cand.match_lines:
+                text = files.get(cand.path)[line - 1]
+                bound = _BOUND_TO.search(text.split(receiver, 1)[-1])
+                for name in _CLASS_NAME.findall(bound.group(1) if bound else ""):
+                    if name in types or name in externals or name in _TYPING_NAMES:
+                        continue
+                    if not is_generic(name):
+                        types.append(name)
+        if not types:
+            return hits
+        extra = self.offline.type_probes(ctx, types[:SECOND_HOP_TYPES], weight=0.9)
+        second_plan = QueryPlan(queries=[*plan.queries, *extra], router=plan.router)
+        more = self.grep.search(
+            QueryPlan(queries=extra, router=plan.router),
+            exclude_path=ctx.path,
+            cursor_line=ctx.line,
+            files=files,
+        )
+        offset = len(plan.queries)
+        for cand in more.candidates:
+            cand.query_index += offset
+            cand.queries = tuple(i + offset for i in cand.queries)
+        plan.queries[:] = second_plan.queries
+        hits.stats += [
+            replace(st, index=st.index + offset, note=st.note or "second hop") for st in more.stats
+        ]
+        hits.candidates += more.candidates
+        return hits
 
     def _with_dense(
         self,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from greprag.context import LocalContext
 from greprag.languages import IDENTIFIER_RE, escape_identifier, get_language, is_generic
@@ -291,7 +291,7 @@ class OfflineRouter:
                         lang,
                         cand.name,
                         "wildcard",
-                        weight * 0.9,
+                        weight,
                         4,
                     )
                 )
@@ -347,6 +347,16 @@ class OfflineRouter:
             return rf"\bfn\s+{name}\w*\s*[<(]"
         return rf"\b{name}\w*\s*\([^;]*\)\s*(\{{|throws|:|=>)"
 
+    def type_probes(self, ctx: LocalContext, types: list[str], weight: float) -> list[Query]:
+        """Definition probes for class names found by a second look (see the pipeline)."""
+        probes = []
+        for name in types:
+            if IDENTIFIER_RE.fullmatch(name):
+                query = self._definition(Candidate(name, "class"), ctx.lang, weight)
+                if query is not None:
+                    probes.append(replace(query, purpose="second hop"))
+        return probes
+
     # -- the plan --------------------------------------------------------------------
     def plan(self, ctx: LocalContext, imported: dict[str, str] | None = None) -> QueryPlan:
         """Rank identifiers, then emit definition, usage and wildcard queries (≤ max).
@@ -381,8 +391,7 @@ class OfflineRouter:
         definitions = [
             c
             for c in ordered
-            if c.member_of not in ("wildcard", "prefix", "usage")
-            and "defined in this file" not in c.reasons
+            if c.member_of not in ("wildcard", "prefix") and "defined in this file" not in c.reasons
         ]
         usage_sources = [c for c in ordered if not is_generic(c.name) and c.member_of != "prefix"]
         n_usage = 0
