@@ -51,8 +51,7 @@ class GrepRAGSystem:
 
     def retrieve(self, root: Path, task: Task, left: str) -> Retrieval:
         started = time.perf_counter()
-        result = self._retrievers[root].retrieve(file=task.path, line=task.line,
-                                                 column=task.column)
+        result = self._retrievers[root].retrieve(file=task.path, line=task.line, column=task.column)
         elapsed = (time.perf_counter() - started) * 1000
         return Retrieval(list(result.blocks), result.context, elapsed)
 
@@ -98,10 +97,16 @@ def dense_available() -> bool:
 
 
 SYSTEMS: dict[str, Callable[[], System]] = {
-    "greprag": lambda: GrepRAGSystem("greprag"),
-    "naive-greprag": lambda: GrepRAGSystem("naive-greprag", {"rerank": "jaccard", "dedup": False}),
-    "greprag-no-bm25": lambda: GrepRAGSystem("greprag-no-bm25", {"rerank": "none"}),
-    "greprag-no-dedup": lambda: GrepRAGSystem("greprag-no-dedup", {"dedup": False}),
+    "greprag": lambda: GrepRAGSystem("greprag", {"routes": "grep"}),
+    "naive-greprag": lambda: GrepRAGSystem(
+        "naive-greprag", {"rerank": "jaccard", "dedup": False, "routes": "grep"}
+    ),
+    "greprag-no-bm25": lambda: GrepRAGSystem(
+        "greprag-no-bm25", {"rerank": "none", "routes": "grep"}
+    ),
+    "greprag-no-dedup": lambda: GrepRAGSystem(
+        "greprag-no-dedup", {"dedup": False, "routes": "grep"}
+    ),
     "grep+dense": lambda: GrepRAGSystem("grep+dense", {"routes": "auto"}),
     "cceval-bm25": lambda: SparseSystem("cceval-bm25", "bm25", 10, 10, 10),
     "repocoder-jaccard": lambda: SparseSystem("repocoder-jaccard", "jaccard", 20, 10, 20),
