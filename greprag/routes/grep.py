@@ -176,13 +176,9 @@ class GrepRoute:
         candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
         return GrepHits(candidates=candidates, skipped=skipped, stats=stats, lines=files.lines)
 
-    def _popen(self, argv: list[str]) -> subprocess.Popen[bytes]:
+    def _popen(self, argv: list[str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            argv,
-            cwd=self.repo,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
+            argv, cwd=self.repo, stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL
         )
 
     def _listed_files(self, lang: str | None) -> list[str] | None:
@@ -221,13 +217,7 @@ class GrepRoute:
         for pattern in patterns:
             argv += ["-e", pattern]
         argv += ["--", *big]
-        return subprocess.Popen(
-            argv,
-            cwd=self.repo,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
-        )
+        return self._popen(argv)
 
     def _run(self, compiled: list[_Compiled]) -> tuple[list[RgMatch], list[Skip]]:
         by_lang: dict[str | None, list[str]] = defaultdict(list)
@@ -250,15 +240,7 @@ class GrepRoute:
             if listed is None:  # walk this time; list the files on the side for next time
                 refreshes.append((lang, self._popen(files_argv(self.rg, (lang,) if lang else ()))))
             argv = build_argv(self.rg, spec)
-            procs.append(
-                subprocess.Popen(
-                    argv,
-                    cwd=self.repo,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    stdin=subprocess.DEVNULL,
-                )
-            )
+            procs.append(self._popen(argv, stderr=subprocess.PIPE))
         oversize = self._oversize_process([p for ps in by_lang.values() for p in ps])
         matches: list[RgMatch] = []
         skipped: list[Skip] = []
