@@ -23,6 +23,7 @@ from greprag.models import Candidate, Drop, Query, QueryPlan, Result
 from greprag.rg import list_files
 from greprag.router import OfflineRouter
 from greprag.routes.grep import FileCache, GrepHits, GrepRoute
+from greprag.tokens import preload_encoding
 
 _FILE_LIST_TTL_S = 30.0
 SMALL_FILE_LINES = 80
@@ -65,6 +66,7 @@ class Retriever:
             file_list_ttl=self.settings.file_list_ttl,
         )
         self.offline = OfflineRouter(self.settings.max_queries, self.settings.window_lines)
+        preload_encoding(self.settings.encoding)  # overlaps the tokenizer load with rg
         self._files: tuple[float, set[str]] | None = None
         self._dense = None  # DenseRoute, created on first use (it loads a model)
 

