@@ -33,7 +33,8 @@ from greprag.rg import (
 )
 
 OVERSIZE_TTL_S = 30.0
-MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
+MAX_LISTED_FILES = 6000
+MAX_HITS_PER_QUERY = 200  # beyond this the argv grows past what is safe to pass
 
 
 @dataclass
@@ -295,6 +296,11 @@ class GrepRoute:
                 stats[
                     i
                 ].note = f"flooded ({stats[i].files} files): narrowed to files other queries hit"
+            if len(hits) > MAX_HITS_PER_QUERY:
+                hits = hits[:MAX_HITS_PER_QUERY]
+                stats[i].note = (stats[i].note + "; " if stats[i].note else "") + (
+                    f"capped at {MAX_HITS_PER_QUERY} hits"
+                )
             kept[i] = hits
             stats[i].kept = len(hits)
         return kept
