@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from greprag.context import LocalContext
 from greprag.languages import IDENTIFIER_RE, escape_identifier, get_language, is_generic
 from greprag.models import Query, QueryPlan
+from greprag.rg import escape_regex as escape_regex_literal
 
 MAX_QUERIES = 10
 _TOKEN_RE = re.compile(r"(\.\s*)?([A-Za-z_$][\w$]*)(\s*\()?")
@@ -23,6 +24,7 @@ _STRING_RE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 _COMMENT_RE = {"#": re.compile(r"#.*$"), "//": re.compile(r"//.*$")}
 _PY_BUILTINS = frozenset(dir(builtins))
 _RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
+_KEY_LITERAL = re.compile(r"([\"'])([A-Za-z_][\w.-]{3,40})\1")
 _BINDING_RE = re.compile(r"(?:^|[\s(,])(?:self\.|this\.)?([A-Za-z_][\w]*)\s*(?::|=|:=)\s*$")
 _PARTIAL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)$")
 _CALL_OPEN_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*\([^()]*$")
@@ -422,6 +424,14 @@ class OfflineRouter:
                 queries.remove(weakest)
             queries.append(usage)
             n_usage += 1
+        literal = self._string_key(ctx)
+        if literal is not None:
+            if len(queries) >= self.max_queries:
+                weakest = min(queries, key=lambda q: q.weight)
+                if weakest.weight < literal.weight:
+                    queries.remove(weakest)
+            if len(queries) < self.max_queries:
+                queries.append(literal)
         queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries[: self.max_queries], router=self.name)
 
@@ -475,6 +485,17 @@ class OfflineRouter:
                 )
             )
         return probes
+
+    @staticmethod
+    def _string_key(ctx: LocalContext) -> Query | None:
+        """A key-like string literal by the cursor (``cfg.get("timeout"``): its other uses."""
+        for line in reversed(ctx.window.split("\n")[-3:]):
+            keys = _KEY_LITERAL.findall(line)
+            if keys:
+                key = keys[-1][1]
+                pattern = "[\"']" + escape_regex_literal(key) + "[\"']"
+                return Query(pattern, "other", False, ctx.lang, key, "usage", 0.4, 2)
+        return None
 
     def _empty_body_targets(self, ctx: LocalContext, in_repo: set[str]) -> list[Candidate]:
         """An empty body: siblings with the same method name, the bases, the signature."""
