@@ -45,6 +45,7 @@ class Settings:
     import_bonus: float = 0.35
     definition_bonus: float = 0.0
     dense_model: str = ""
+    dense_backend: str = ""
     dense_cache_dir: str = ""
     dense_k: int = 20
     dense_weight: float = 1.0

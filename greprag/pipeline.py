@@ -426,13 +426,14 @@ class Retriever:
         )
 
     def _dense_indexed(self) -> bool:
-        from greprag.dense.store import index_dir
+        """An index exists for this repo, model and backend (an old one would be all stale)."""
+        from greprag.dense.embed import Embedder
+        from greprag.dense.store import index_dir, snapshot_path
 
-        folder = index_dir(
-            self.repo,
-            Path(self.settings.dense_cache_dir) if self.settings.dense_cache_dir else None,
-        )
-        return folder.is_dir() and any(folder.glob("*.npz"))
+        s = self.settings
+        folder = index_dir(self.repo, Path(s.dense_cache_dir) if s.dense_cache_dir else None)
+        embedder = Embedder(s.dense_model or None, backend=s.dense_backend or None)
+        return snapshot_path(folder, embedder.name).is_file()
 
     def _dense_route(self):  # -> greprag.routes.dense.DenseRoute
         if self._dense is None:
@@ -444,6 +445,7 @@ class Retriever:
                 model=s.dense_model or None,
                 cache_dir=Path(s.dense_cache_dir) if s.dense_cache_dir else None,
                 stale_bound_s=s.stale_bound_s,
+                backend=s.dense_backend or None,
             )
         return self._dense
 
