@@ -11,13 +11,32 @@ from tree_sitter import Node, Tree
 from bench.facts import COMMON_METHODS, Location, Target, Use, first_positions
 from bench.treesitter import captures, cursor, occurrences, parse, same, text
 
-_TYPES = frozenset({"class_declaration", "interface_declaration", "enum_declaration",
-                    "record_declaration", "annotation_type_declaration"})
-_BODIES = frozenset({"class_body", "interface_body", "enum_body", "enum_body_declarations",
-                     "annotation_type_body"})
+_TYPES = frozenset(
+    {
+        "class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "annotation_type_declaration",
+    }
+)
+_BODIES = frozenset(
+    {"class_body", "interface_body", "enum_body", "enum_body_declarations", "annotation_type_body"}
+)
 _IDS = frozenset({"identifier", "type_identifier"})
 _MAX_HOPS = 6
+WIDE_MAX_CLASSES = 3
 _INVOCATIONS = "(method_invocation object: (_) name: (identifier) @m)"
+_DECLARATIONS = """[(local_variable_declaration) (field_declaration) (formal_parameter)
+(spread_parameter) (enhanced_for_statement) (catch_formal_parameter) (resource)] @d"""
+_IMPLICIT_SITES = (
+    (_INVOCATIONS, "methods"),
+    ("(method_invocation !object name: (identifier) @m)", "methods"),  # inherited, ``this``
+    ("(field_access object: (_) field: (identifier) @m)", "fields"),
+)
+_CHAINS = frozenset(
+    {"field_access", "method_invocation", "array_access", "parenthesized_expression"}
+)
 # Methods of java.lang and the collection interfaces: a project method of the same name is
 # no evidence that a call resolves to it.
 _JAVA_LANG = """
@@ -83,8 +102,12 @@ class JavaProject:
         self.types: dict[str, _Type] = {}
         for rel in files:
             source = (root / rel).read_bytes()
-            jf = _File(rel, source, parse("java", source),
-                       source.decode("utf-8", errors="replace").split("\n"))
+            jf = _File(
+                rel,
+                source,
+                parse("java", source),
+                source.decode("utf-8", errors="replace").split("\n"),
+            )
             self._header(jf)
             for child in jf.tree.root_node.children:
                 self._declare(jf, child, jf.package)
@@ -116,14 +139,16 @@ class JavaProject:
         for clause in ("superclass", "interfaces"):
             sub = node.child_by_field_name(clause)
             if sub is not None:
-                info.supers.extend(text(n) for n in captures("java", "(type_identifier) @t", sub)
-                                   .get("t", []))
+                info.supers.extend(
+                    text(n) for n in captures("java", "(type_identifier) @t", sub).get("t", [])
+                )
         self.types[fqcn] = info
         body = node.child_by_field_name("body")
         for member in self._body_members(body):
             for member_name in _member_names(member):
                 info.members.setdefault(text(member_name), []).append(
-                    _location(jf.path, member, member_name))
+                    _location(jf.path, member, member_name)
+                )
                 if member.type == "method_declaration":
                     info.method_names.add(text(member_name))
             self._declare(jf, member, fqcn)
@@ -137,8 +162,11 @@ class JavaProject:
         return out
 
     def resolve(self, jf: _File, simple: str) -> _Type | None:
-        for fqcn in (jf.imports.get(simple), f"{jf.package}.{simple}",
-                     *(f"{w}.{simple}" for w in jf.wildcards)):
+        for fqcn in (
+            jf.imports.get(simple),
+            f"{jf.package}.{simple}",
+            *(f"{w}.{simple}" for w in jf.wildcards),
+        ):
             if fqcn and fqcn in self.types:
                 return self.types[fqcn]
         return None
@@ -159,6 +187,15 @@ class JavaProject:
         for info in self.types.values():
             for name in info.method_names:
                 table[name].extend((info.fqcn, loc) for loc in info.members[name])
+        return table
+
+    def fields(self) -> dict[str, list[tuple[str, Location]]]:
+        """Field (and other non-method member) name → (class, location) over every class."""
+        table: dict[str, list[tuple[str, Location]]] = defaultdict(list)
+        for info in self.types.values():
+            for name, locations in info.members.items():
+                if name not in info.method_names:
+                    table[name].extend((info.fqcn, loc) for loc in locations)
         return table
 
 
@@ -186,36 +223,136 @@ def _import_uses(project: JavaProject, jf: _File) -> list[Use]:
             member, is_call = _member_of(node)
             member_gold = project.member(info, member) if member else ()
             line, column = cursor(node, jf.lines)
-            uses.append(Use(jf.path, line, column, simple, member if member_gold else None,
-                            (info.location,), member_gold, is_call, index == 0))
+            uses.append(
+                Use(
+                    jf.path,
+                    line,
+                    column,
+                    simple,
+                    member if member_gold else None,
+                    (info.location,),
+                    member_gold,
+                    is_call,
+                    index == 0,
+                )
+            )
     return uses
 
 
-def _implicit_uses(jf: _File, methods: dict[str, list[tuple[str, Location]]]) -> list[Use]:
+def _simple_type(node: Node | None) -> str:
+    """``Map.Entry<K, V>[]`` → ``Entry``."""
+    spelled = text(node).split("<", 1)[0].split("[", 1)[0].strip()
+    return spelled.rsplit(".", 1)[-1]
+
+
+def _declared_types(jf: _File) -> dict[str, set[str]]:
+    """Variable name → simple names of the types it is declared with anywhere in the file."""
+    types: dict[str, set[str]] = defaultdict(set)
+    for decl in captures("java", _DECLARATIONS, jf.tree.root_node).get("d", []):
+        kind = _simple_type(decl.child_by_field_name("type"))
+        names = [d.child_by_field_name("name") for d in decl.children_by_field_name("declarator")]
+        for name in [*names, decl.child_by_field_name("name")]:
+            if name is not None:
+                types[text(name)].add(kind)
+    return types
+
+
+def _receiver_in_project(
+    receiver: Node | None, declared: dict[str, set[str]], project_types: frozenset[str]
+) -> bool:
+    """False when the receiver's root is visibly outside the project: a variable declared
+    only with non-project types, a class name, a literal; True when it may be a project
+    object (``this``, an inherited field, an own method's result, a ``var``)."""
+    while receiver is not None and receiver.type in _CHAINS:
+        if receiver.type == "parenthesized_expression":
+            receiver = receiver.named_children[0] if receiver.named_children else None
+        else:
+            receiver = receiver.child_by_field_name(
+                "array" if receiver.type == "array_access" else "object"
+            )
+    if receiver is None or receiver.type in ("this", "super"):
+        return True
+    if receiver.type in ("cast_expression", "object_creation_expression"):
+        return _simple_type(receiver.child_by_field_name("type")) in project_types
+    if receiver.type != "identifier":
+        return False
+    kinds = declared.get(text(receiver))
+    if kinds is None:
+        return not text(receiver)[:1].isupper()  # an inherited field, not a class name
+    return "var" in kinds or bool(kinds & project_types)
+
+
+def _implicit_uses(
+    jf: _File,
+    tables: dict[str, dict[str, list[tuple[str, Location]]]],
+    project_types: frozenset[str],
+) -> list[Use]:
+    """Uses of a project member whose name and classes the left context never names.
+
+    Kinds: ``implicit`` (``recv.method(`` of one class never named in the file, on a receiver
+    that may be a project object), ``implicit-loose`` (the same, but the receiver is visibly
+    outside the project: kept in the default mix as it always was) and ``implicit-wide``
+    (the subset's extra: up to ``WIDE_MAX_CLASSES`` classes, named, if at all, only below
+    the cursor; also inherited ``method(`` calls and ``recv.field`` accesses).
+    """
     first = first_positions("\n".join(jf.lines))
+    declared: dict[str, set[str]] | None = None
     uses: list[Use] = []
-    for node in captures("java", _INVOCATIONS, jf.tree.root_node).get("m", []):
-        name = text(node)
-        defs = methods.get(name, [])
-        if (not defs or len(name) < 4 or name in COMMON_METHODS or name in _JAVA_LANG_METHODS
-                or len({c for c, _ in defs}) != 1):
-            continue
-        simple = defs[0][0].rsplit(".", 1)[-1]
-        line, column = cursor(node, jf.lines)
-        if (defs[0][1].path == jf.path or simple in first
-                or first.get(name, (0, 0)) < (line, column)):
-            continue
-        uses.append(Use(jf.path, line, column, name, None, tuple(loc for _, loc in defs), (),
-                        True, True, kind="implicit"))
+    for pattern, table_name in _IMPLICIT_SITES:
+        table = tables[table_name]
+        for node in captures("java", pattern, jf.tree.root_node).get("m", []):
+            name = text(node)
+            defs = table.get(name, [])
+            owners = {fqcn for fqcn, _ in defs}
+            if (
+                not defs
+                or len(name) < 4
+                or name in COMMON_METHODS
+                or name in _JAVA_LANG_METHODS
+                or len(owners) > WIDE_MAX_CLASSES
+            ):
+                continue
+            simple = {fqcn.rsplit(".", 1)[-1] for fqcn in owners}
+            at = cursor(node, jf.lines)
+            if (
+                any(loc.path == jf.path for _, loc in defs)
+                or first.get(name, at) < at
+                or any(first.get(s, at) < at for s in simple)
+            ):
+                continue
+            declared = _declared_types(jf) if declared is None else declared
+            inside = _receiver_in_project(
+                node.parent.child_by_field_name("object"), declared, project_types
+            )
+            if pattern == _INVOCATIONS and len(owners) == 1 and not simple & first.keys():
+                kind = "implicit" if inside else "implicit-loose"
+            elif inside:
+                kind = "implicit-wide"
+            else:
+                continue
+            uses.append(
+                Use(
+                    jf.path,
+                    *at,
+                    name,
+                    None,
+                    tuple(loc for _, loc in defs),
+                    (),
+                    table_name == "methods",
+                    True,
+                    kind=kind,
+                )
+            )
     return uses
 
 
 def analyze(root: Path, files: list[str]) -> list[Use]:
     """Every resolved import use and implicit method call in the project's Java files."""
     project = JavaProject(root, [f for f in files if f.endswith(".java")])
-    methods = project.methods()
+    tables = {"methods": project.methods(), "fields": project.fields()}
+    project_types = frozenset(fqcn.rsplit(".", 1)[-1] for fqcn in project.types)
     uses: list[Use] = []
     for jf in project.files:
         uses.extend(_import_uses(project, jf))
-        uses.extend(_implicit_uses(jf, methods))
+        uses.extend(_implicit_uses(jf, tables, project_types))
     return uses

@@ -19,6 +19,7 @@ from bench.facts import (
 )
 
 _MAX_HOPS = 6
+WIDE_MAX_CLASSES = 3
 
 
 @dataclass
@@ -193,8 +194,10 @@ def _name_uses(tree: ast.Module) -> tuple[list[ast.Name], dict[int, str], set[in
 
 def _import_uses(project: PythonProject, mod: _Module) -> list[Use]:
     names, members, called = _name_uses(mod.tree)
-    import_end = max((s.end_lineno or 0 for s in mod.tree.body
-                      if isinstance(s, ast.Import | ast.ImportFrom)), default=0)
+    import_end = max(
+        (s.end_lineno or 0 for s in mod.tree.body if isinstance(s, ast.Import | ast.ImportFrom)),
+        default=0,
+    )
     seen: set[str] = set()
     uses: list[Use] = []
     for node in names:
@@ -217,9 +220,19 @@ def _import_uses(project: PythonProject, mod: _Module) -> list[Use]:
         if defined_in.path == mod.path:
             continue
         line_text = mod.lines[node.lineno - 1]
-        uses.append(Use(mod.path, node.lineno, char_column(line_text, node.col_offset), node.id,
-                        member if member_gold else None, tuple(defined_in.defs[target_name]),
-                        member_gold, id(node) in called, node.id not in seen))
+        uses.append(
+            Use(
+                mod.path,
+                node.lineno,
+                char_column(line_text, node.col_offset),
+                node.id,
+                member if member_gold else None,
+                tuple(defined_in.defs[target_name]),
+                member_gold,
+                id(node) in called,
+                node.id not in seen,
+            )
+        )
         seen.add(node.id)
     return uses
 
@@ -231,7 +244,9 @@ def _receiver_root(node: ast.expr) -> ast.expr:
 
 
 def _implicit_uses(mod: _Module, methods: dict[str, list[tuple[str, Location]]]) -> list[Use]:
-    """Calls ``recv.method(`` of a method defined in one project class the file never names."""
+    """Calls ``recv.method(`` of a project method whose name and classes the left context never
+    names (kind ``implicit``: one class, never named in the file; ``implicit-wide``: up to
+    ``WIDE_MAX_CLASSES`` classes, named, if at all, only below the cursor)."""
     source = "\n".join(mod.lines)
     excluded = COMMON_METHODS | stdlib_attributes()
     first = first_positions(source)
@@ -243,18 +258,42 @@ def _implicit_uses(mod: _Module, methods: dict[str, list[tuple[str, Location]]])
         name = attr.attr
         defs = methods.get(name, [])
         root = _receiver_root(attr.value)
-        if (not defs or name.startswith("__") or len(name) < 4 or name in excluded
-                or len({(cls, loc.path) for cls, loc in defs}) != 1
-                or (isinstance(root, ast.Name) and root.id in mod.imported)):
+        owners = {(cls, loc.path) for cls, loc in defs}
+        classes = {cls for cls, _ in owners}
+        if (
+            not defs
+            or name.startswith("__")
+            or len(name) < 4
+            or name in excluded
+            or len(owners) > WIDE_MAX_CLASSES
+            or (isinstance(root, ast.Name) and root.id in mod.imported)
+        ):
             continue
-        cls, where = defs[0]
         end_line = attr.end_lineno or attr.lineno
         line_text = mod.lines[end_line - 1]
         column = char_column(line_text, attr.end_col_offset or 0) - len(name)
-        if where.path == mod.path or cls in first or first.get(name, (0, 0)) < (end_line, column):
+        cursor = (end_line, column)
+        if (
+            any(loc.path == mod.path for _, loc in defs)
+            or first.get(name, cursor) < cursor
+            or any(first.get(cls, cursor) < cursor for cls in classes)
+        ):
             continue
-        uses.append(Use(mod.path, end_line, column, name, None, tuple(loc for _, loc in defs),
-                        (), True, True, kind="implicit"))
+        strict = len(owners) == 1 and not classes & first.keys()
+        uses.append(
+            Use(
+                mod.path,
+                end_line,
+                column,
+                name,
+                None,
+                tuple(loc for _, loc in defs),
+                (),
+                True,
+                True,
+                kind="implicit" if strict else "implicit-wide",
+            )
+        )
     return uses
 
 

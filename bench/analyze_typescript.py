@@ -12,13 +12,28 @@ from tree_sitter import Node, Tree
 from bench.facts import COMMON_METHODS, Location, Target, Use, first_positions
 from bench.treesitter import captures, cursor, occurrences, parse, same, text
 
-_DECLARATIONS = frozenset({
-    "class_declaration", "abstract_class_declaration", "function_declaration",
-    "function_signature", "interface_declaration", "type_alias_declaration", "enum_declaration",
-    "lexical_declaration", "variable_declaration",
-})
-_MEMBERS = frozenset({"method_definition", "public_field_definition", "method_signature",
-                      "property_signature", "abstract_method_signature"})
+_DECLARATIONS = frozenset(
+    {
+        "class_declaration",
+        "abstract_class_declaration",
+        "function_declaration",
+        "function_signature",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "lexical_declaration",
+        "variable_declaration",
+    }
+)
+_MEMBERS = frozenset(
+    {
+        "method_definition",
+        "public_field_definition",
+        "method_signature",
+        "property_signature",
+        "abstract_method_signature",
+    }
+)
 _IDS = frozenset({"identifier", "type_identifier"})
 _MAX_HOPS = 8
 _CALLS = "(call_expression function: (member_expression property: (property_identifier) @m))"
@@ -55,8 +70,12 @@ def _loc(path: str, node: Node, name: Node) -> Location:
 
 def _declared_names(node: Node) -> list[Node]:
     if node.type in ("lexical_declaration", "variable_declaration"):
-        return [n for d in node.named_children if d.type == "variable_declarator"
-                if (n := d.child_by_field_name("name")) is not None and n.type == "identifier"]
+        return [
+            n
+            for d in node.named_children
+            if d.type == "variable_declarator"
+            if (n := d.child_by_field_name("name")) is not None and n.type == "identifier"
+        ]
     name = node.child_by_field_name("name")
     return [name] if name is not None else []
 
@@ -70,8 +89,13 @@ class TypeScriptProject:
         for rel in files:
             source = (root / rel).read_bytes()
             grammar = "tsx" if rel.endswith(".tsx") else "typescript"
-            tf = _File(rel, source, parse(grammar, source),
-                       source.decode("utf-8", errors="replace").split("\n"), grammar)
+            tf = _File(
+                rel,
+                source,
+                parse(grammar, source),
+                source.decode("utf-8", errors="replace").split("\n"),
+                grammar,
+            )
             for child in tf.tree.root_node.named_children:
                 self._statement(tf, child)
             self.files[rel] = tf
@@ -95,8 +119,9 @@ class TypeScriptProject:
             target = self.module_path(tf.path, spec)
             clause = next((c for c in node.named_children if c.type == "import_clause"), None)
             if clause is not None:
-                tf.imported.update(text(n) for n in captures(tf.grammar, "(identifier) @i", clause)
-                                   .get("i", []))
+                tf.imported.update(
+                    text(n) for n in captures(tf.grammar, "(identifier) @i", clause).get("i", [])
+                )
             if target is not None and clause is not None:
                 self._import_clause(tf, clause, target)
             return
@@ -112,12 +137,14 @@ class TypeScriptProject:
                 alias = text(spec_node.child_by_field_name("alias")) or name
                 tf.reexports[alias] = (target, name)
             return
-        declaration = node.child_by_field_name("declaration") if node.type == "export_statement" \
-            else node
+        declaration = (
+            node.child_by_field_name("declaration") if node.type == "export_statement" else node
+        )
         if declaration is None or declaration.type not in _DECLARATIONS:
             return
         is_default = node.type == "export_statement" and any(
-            c.type == "default" for c in node.children)
+            c.type == "default" for c in node.children
+        )
         for name in _declared_names(declaration):
             location = _loc(tf.path, declaration, name)
             tf.defs.setdefault(text(name), []).append(location)
@@ -177,13 +204,17 @@ def _member_of(node: Node) -> tuple[str | None, bool]:
         return None, False
     if parent.type == "member_expression" and same(parent.child_by_field_name("object"), node):
         grand = parent.parent
-        called = grand is not None and grand.type == "call_expression" and same(
-            grand.child_by_field_name("function"), parent)
+        called = (
+            grand is not None
+            and grand.type == "call_expression"
+            and same(grand.child_by_field_name("function"), parent)
+        )
         return text(parent.child_by_field_name("property")), called
     if parent.type == "nested_type_identifier" and same(parent.child_by_field_name("module"), node):
         return text(parent.child_by_field_name("name")), False
     called = parent.type in ("call_expression", "new_expression") and same(
-        parent.child_by_field_name("function") or parent.child_by_field_name("constructor"), node)
+        parent.child_by_field_name("function") or parent.child_by_field_name("constructor"), node
+    )
     return None, called
 
 
@@ -203,18 +234,37 @@ def _import_uses(project: TypeScriptProject, tf: _File) -> list[Use]:
             members = defined_in.classes.get(resolved[1], {}) if resolved[1] != "default" else {}
             member_gold: Target = tuple(members.get(member, ())) if member else ()
             line, column = cursor(node, tf.lines)
-            uses.append(Use(tf.path, line, column, local, member if member_gold else None,
-                            tuple(defined_in.defs[resolved[1]]), member_gold, is_call,
-                            index == 0))
+            uses.append(
+                Use(
+                    tf.path,
+                    line,
+                    column,
+                    local,
+                    member if member_gold else None,
+                    tuple(defined_in.defs[resolved[1]]),
+                    member_gold,
+                    is_call,
+                    index == 0,
+                )
+            )
     return uses
 
 
 def _receiver_root(node: Node) -> Node:
-    fields = {"member_expression": "object", "call_expression": "function",
-              "subscript_expression": "object", "non_null_expression": None}
+    fields = {
+        "member_expression": "object",
+        "call_expression": "function",
+        "subscript_expression": "object",
+        "non_null_expression": None,
+    }
     while node.type in fields:
-        inner = node.child_by_field_name(fields[node.type]) if fields[node.type] else \
-            node.named_children[0] if node.named_children else None
+        inner = (
+            node.child_by_field_name(fields[node.type])
+            if fields[node.type]
+            else node.named_children[0]
+            if node.named_children
+            else None
+        )
         if inner is None:
             break
         node = inner
@@ -236,8 +286,20 @@ def _implicit_uses(tf: _File, methods: dict[str, list[tuple[str, Location]]]) ->
         line, column = cursor(node, tf.lines)
         if defs[0][1].path == tf.path or cls in first or first.get(name, (0, 0)) < (line, column):
             continue
-        uses.append(Use(tf.path, line, column, name, None, tuple(loc for _, loc in defs), (),
-                        True, True, kind="implicit"))
+        uses.append(
+            Use(
+                tf.path,
+                line,
+                column,
+                name,
+                None,
+                tuple(loc for _, loc in defs),
+                (),
+                True,
+                True,
+                kind="implicit",
+            )
+        )
     return uses
 
 

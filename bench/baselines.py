@@ -114,8 +114,12 @@ class SparseIndex:
         wanted = frozenset(tokens)
         return [len(wanted & s) / len(wanted | s) if s else 0.0 for s in self._sets]
 
-    def rank(self, query: str, exclude_path: str | None = None, top: int = 200,
-             ) -> list[tuple[Chunk, float]]:
+    def rank(
+        self,
+        query: str,
+        exclude_path: str | None = None,
+        top: int = 200,
+    ) -> list[tuple[Chunk, float]]:
         """The ``top`` best chunks with a positive score, never from ``exclude_path``."""
         scored = [
             (chunk, score)

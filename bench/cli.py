@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bench.corpora import corpora_for, fetch
 from bench.systems import DEFAULT_SYSTEMS, SYSTEMS
-from bench.tasks import SUBSETS, build_tasks, filter_tasks
+from bench.tasks import IMPLICIT_SUBSET_LIMIT, SUBSETS, subset_tasks
 
 LANGS = ("python", "java", "typescript")
 
@@ -17,29 +17,54 @@ LANGS = ("python", "java", "typescript")
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, help_text in (("run", "run the benchmark and print the table"),
-                            ("fetch", "download and unpack the corpora"),
-                            ("tasks", "build the tasks and print them as JSON lines")):
+    for name, help_text in (
+        ("run", "run the benchmark and print the table"),
+        ("fetch", "download and unpack the corpora"),
+        ("tasks", "build the tasks and print them as JSON lines"),
+    ):
         sub = commands.add_parser(name, help=help_text)
-        sub.add_argument("--lang", action="append", choices=LANGS,
-                         help="language (repeatable; default python and java)")
-        sub.add_argument("--repo", action="append", default=[],
-                         help="only this corpus (repeatable), e.g. rich, jdk17")
+        sub.add_argument(
+            "--lang",
+            action="append",
+            choices=LANGS,
+            help="language (repeatable; default python and java)",
+        )
+        sub.add_argument(
+            "--repo",
+            action="append",
+            default=[],
+            help="only this corpus (repeatable), e.g. rich, jdk17",
+        )
         if name == "fetch":
             continue
-        sub.add_argument("--limit", type=int, help="tasks per repository "
-                         "(default 40 Python, 150 Java, 60 TypeScript)")
+        sub.add_argument(
+            "--limit",
+            type=int,
+            help="tasks per repository (default 40 Python, "
+            f"150 Java, 60 TypeScript; {IMPLICIT_SUBSET_LIMIT} with --subset "
+            "implicit)",
+        )
         sub.add_argument("--seed", type=int, default=0)
-        sub.add_argument("--subset", choices=sorted(SUBSETS), default="all",
-                         help="keep only these tasks (implicit: gold name absent from the "
-                              "left context)")
+        sub.add_argument(
+            "--subset",
+            choices=sorted(SUBSETS),
+            default="all",
+            help="keep only these tasks (implicit: the implicit-dependency "
+            "subset, gold name and class absent from the left context)",
+        )
         if name == "run":
-            sub.add_argument("--systems", default=",".join(DEFAULT_SYSTEMS),
-                             help=f"comma-separated, from: {', '.join(SYSTEMS)}")
-            sub.add_argument("--out", type=Path, help="output dir (default: a new run "
-                             "folder in the cache)")
-            sub.add_argument("--model", help="litellm model for completion metrics "
-                             "(skipped, saying so, when unreachable)")
+            sub.add_argument(
+                "--systems",
+                default=",".join(DEFAULT_SYSTEMS),
+                help=f"comma-separated, from: {', '.join(SYSTEMS)}",
+            )
+            sub.add_argument(
+                "--out", type=Path, help="output dir (default: a new run folder in the cache)"
+            )
+            sub.add_argument(
+                "--model",
+                help="litellm model for completion metrics (skipped, saying so, when unreachable)",
+            )
     return parser
 
 
@@ -56,15 +81,24 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "tasks":
         for corpus in corpora:
-            tasks = build_tasks(fetch(corpus), corpus.name, corpus.lang, args.limit, args.seed)
-            for task in filter_tasks(tasks, args.subset):
+            tasks = subset_tasks(
+                fetch(corpus), corpus.name, corpus.lang, args.subset, args.limit, args.seed
+            )
+            for task in tasks:
                 print(json.dumps(task.to_dict()))
         return 0
     from bench.runner import RunConfig, run
 
-    config = RunConfig(langs=langs, limit=args.limit, out=args.out,
-                       systems=[s.strip() for s in args.systems.split(",") if s.strip()],
-                       subset=args.subset, model=args.model, seed=args.seed, repos=args.repo)
+    config = RunConfig(
+        langs=langs,
+        limit=args.limit,
+        out=args.out,
+        systems=[s.strip() for s in args.systems.split(",") if s.strip()],
+        subset=args.subset,
+        model=args.model,
+        seed=args.seed,
+        repos=args.repo,
+    )
     payload = run(config)
     from bench.report import markdown
 

@@ -102,9 +102,19 @@ def _run(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProces
 
 
 def _download_pypi(corpus: Corpus, into: Path) -> Path:
-    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "-q", "-d", str(into),
-            f"{corpus.package}=={corpus.version}"]
+    argv = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(into),
+        f"{corpus.package}=={corpus.version}",
+    ]
     proc = _run(argv)
     wheels = sorted(into.glob("*.whl"))
     if proc.returncode != 0 or not wheels:
@@ -128,8 +138,9 @@ def _apt_download(corpus: Corpus, into: Path) -> Path:
             debs = sorted(into.glob(f"{corpus.package}_*.deb"))
             if proc.returncode == 0 and debs:
                 if spec == corpus.package:
-                    _log(f"warning: {corpus.package}={corpus.version} is gone; "
-                         f"using {debs[0].name}")
+                    _log(
+                        f"warning: {corpus.package}={corpus.version} is gone; using {debs[0].name}"
+                    )
                 return debs[0]
             if attempt == 0:
                 _log("apt-get download failed; running apt-get update once")
@@ -168,8 +179,12 @@ def _unpack_jdk(deb: Path, dest: Path) -> None:
     with zipfile.ZipFile(io.BytesIO(src_zip)) as zf:
         for info in zf.infolist():
             name = info.filename
-            if (info.is_dir() or not name.endswith(".java")
-                    or not name.startswith(_JDK_SUBSET) or name.startswith(_JDK_EXCLUDE)):
+            if (
+                info.is_dir()
+                or not name.endswith(".java")
+                or not name.startswith(_JDK_SUBSET)
+                or name.startswith(_JDK_EXCLUDE)
+            ):
                 continue
             target = dest / name.split("/", 1)[1]
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -183,8 +198,16 @@ def _unpack_bsh(deb: Path, dest: Path) -> None:
 
 
 def _npm_pack(corpus: Corpus, into: Path) -> Path:
-    proc = _run(["npm", "pack", f"{corpus.package}@{corpus.version}", "--silent",
-                 "--pack-destination", str(into)])
+    proc = _run(
+        [
+            "npm",
+            "pack",
+            f"{corpus.package}@{corpus.version}",
+            "--silent",
+            "--pack-destination",
+            str(into),
+        ]
+    )
     tarballs = sorted(into.glob("*.tgz"))
     if proc.returncode != 0 or not tarballs:
         raise RuntimeError(f"npm pack {corpus.package}: {proc.stderr.strip()[-500:]}")
@@ -204,8 +227,17 @@ def _unpack_npm_src(tgz: Path, dest: Path) -> None:
 
 
 def _git_commit(root: Path) -> None:
-    git = ["git", "-c", "user.name=greprag-bench", "-c", "user.email=bench@localhost",
-           "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+    git = [
+        "git",
+        "-c",
+        "user.name=greprag-bench",
+        "-c",
+        "user.email=bench@localhost",
+        "-c",
+        "commit.gpgsign=false",
+        "-c",
+        "init.defaultBranch=main",
+    ]
     for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "corpus snapshot"]):
         proc = _run([*git, *argv], cwd=root)
         if proc.returncode != 0:

@@ -45,8 +45,20 @@ def corpus(explicit: Path | None) -> Path:
     wheel = SHARED_DL / WHEEL if (SHARED_DL / WHEEL).exists() else OWN_DL / WHEEL
     if not wheel.exists():
         OWN_DL.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                        "-d", str(OWN_DL), "django==5.1.4"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-d",
+                str(OWN_DL),
+                "django==5.1.4",
+            ],
+            check=True,
+        )
     tmp = Path(tempfile.mkdtemp(dir=OWN_DL))
     with zipfile.ZipFile(wheel) as archive:
         names = [n for n in archive.namelist() if n.startswith("django/")]
@@ -70,8 +82,10 @@ def throughput(texts: list[str]) -> None:
         model.encode(texts[:16])
         started = time.perf_counter()
         model.encode(texts, batch_size=32, normalize_embeddings=True)
-        print(f"  max_seq_length {length:3d}: {len(texts) / (time.perf_counter() - started):6.1f} "
-              "chunks/s")
+        print(
+            f"  max_seq_length {length:3d}: {len(texts) / (time.perf_counter() - started):6.1f} "
+            "chunks/s"
+        )
 
 
 def main() -> None:
@@ -89,9 +103,11 @@ def main() -> None:
     chunks = [c for p in paths for c in chunk_file(p, (repo / p).read_text(errors="replace"))]
     chunk_s = time.perf_counter() - started
     print(f"corpus {repo}: {len(paths)} files, {line_count(repo, paths)} lines")
-    print(f"chunking: {len(chunks)} chunks ({len({c.key for c in chunks})} unique) in "
-          f"{chunk_s:.2f} s; mean embedded text {statistics.mean(len(c.text) for c in chunks):.0f}"
-          " chars")
+    print(
+        f"chunking: {len(chunks)} chunks ({len({c.key for c in chunks})} unique) in "
+        f"{chunk_s:.2f} s; mean embedded text {statistics.mean(len(c.text) for c in chunks):.0f}"
+        " chars"
+    )
     print("embedding throughput (torch, 2 threads, batch 32):")
     throughput([c.text for c in chunks[:: max(1, len(chunks) // args.sample)]][: args.sample])
 
@@ -104,9 +120,11 @@ def main() -> None:
     started = time.perf_counter()
     report = route.index.update()
     cold = time.perf_counter() - started
-    print(f"cold index build: {cold:.1f} s ({report.embedded} embedded, "
-          f"{len(route.index.snapshot.rows)} rows, {route.index.path.stat().st_size / 1e6:.1f} MB,"
-          f" approximate={route.index.approximate})")
+    print(
+        f"cold index build: {cold:.1f} s ({report.embedded} embedded, "
+        f"{len(route.index.snapshot.rows)} rows, {route.index.path.stat().st_size / 1e6:.1f} MB,"
+        f" approximate={route.index.approximate})"
+    )
 
     victim = repo / paths[len(paths) // 2]
     original = victim.read_text()
@@ -114,9 +132,11 @@ def main() -> None:
         victim.write_text(original + "\n\ndef dense_perf_probe(x):\n    return x * 2\n")
         started = time.perf_counter()
         report = route.index.update(bound_s=1.0)
-        print(f"update after one changed file: {(time.perf_counter() - started) * 1000:.0f} ms "
-              f"({report.changed} file, {report.embedded} embedded, {report.reused} reused, "
-              f"stale={report.stale})")
+        print(
+            f"update after one changed file: {(time.perf_counter() - started) * 1000:.0f} ms "
+            f"({report.changed} file, {report.embedded} embedded, {report.reused} reused, "
+            f"stale={report.stale})"
+        )
     finally:
         victim.write_text(original)
     route.search("warm up")
@@ -131,19 +151,24 @@ def main() -> None:
             for key in parts:
                 parts[key].append(hits.timings[key])
     totals.sort()
-    print(f"warm query ({len(totals)}): p50 {statistics.median(totals):.1f} ms, "
-          f"p95 {totals[int(0.95 * len(totals))]:.1f} ms; p50 parts: "
-          + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in parts.items()))
+    print(
+        f"warm query ({len(totals)}): p50 {statistics.median(totals):.1f} ms, "
+        f"p95 {totals[int(0.95 * len(totals))]:.1f} ms; p50 parts: "
+        + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in parts.items())
+    )
 
-    probe = (f"import time; t=time.perf_counter(); from pathlib import Path;"
-             f"from greprag.routes.dense import DenseRoute;"
-             f"r=DenseRoute(Path({str(repo)!r}), cache_dir=Path({str(cache)!r}));"
-             f"h=r.search('open a database connection');"
-             f"print(round(time.perf_counter()-t,2), h.notes,"
-             f"{{k: round(v) for k, v in h.timings.items()}})")
+    probe = (
+        f"import time; t=time.perf_counter(); from pathlib import Path;"
+        f"from greprag.routes.dense import DenseRoute;"
+        f"r=DenseRoute(Path({str(repo)!r}), cache_dir=Path({str(cache)!r}));"
+        f"h=r.search('open a database connection');"
+        f"print(round(time.perf_counter()-t,2), h.notes,"
+        f"{{k: round(v) for k, v in h.timings.items()}})"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    print("first query in a fresh process (imports + model load + index load, s):",
-          out.stdout.strip())
+    print(
+        "first query in a fresh process (imports + model load + index load, s):", out.stdout.strip()
+    )
     shutil.rmtree(cache)
 
 

@@ -33,8 +33,9 @@ def first_line(reply: str) -> str:
 def probe(model: str, timeout: float = 10.0) -> str | None:
     """None when ``model`` answers; otherwise why it cannot be used."""
     try:
-        complete_json(model, [{"role": "user", "content": "Reply with: ok"}], timeout=timeout,
-                      max_tokens=4)
+        complete_json(
+            model, [{"role": "user", "content": "Reply with: ok"}], timeout=timeout, max_tokens=4
+        )
     except LLMError as exc:
         return exc.reason
     return None
@@ -43,7 +44,8 @@ def probe(model: str, timeout: float = 10.0) -> str | None:
 def complete(model: str, context: str, left: str, path: str, timeout: float = 30.0) -> str:
     """The model's completion of the cursor line ("" when it fails)."""
     try:
-        return first_line(complete_json(model, messages(context, left, path), timeout=timeout,
-                                        max_tokens=96))
+        return first_line(
+            complete_json(model, messages(context, left, path), timeout=timeout, max_tokens=96)
+        )
     except LLMError:
         return ""

@@ -112,8 +112,10 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def summarize(results: Iterable[TaskResult], setup_s: dict[tuple[str, str], float],
-              ) -> list[dict[str, Any]]:
+def summarize(
+    results: Iterable[TaskResult],
+    setup_s: dict[tuple[str, str], float],
+) -> list[dict[str, Any]]:
     """One row per (language, system): recalls, tokens, latency percentiles, set-up time."""
     groups: dict[tuple[str, str], list[TaskResult]] = defaultdict(list)
     for result in results:
@@ -130,8 +132,9 @@ def summarize(results: Iterable[TaskResult], setup_s: dict[tuple[str, str], floa
             "tasks": len(items),
             "errors": sum(r.error is not None for r in items),
             "gold_recall": _mean([float(r.gold_hit) for r in items]),
-            "member_recall": _mean([float(r.member_hit) for r in items
-                                    if r.member_hit is not None]),
+            "member_recall": _mean(
+                [float(r.member_hit) for r in items if r.member_hit is not None]
+            ),
             "member_tasks": sum(r.member_hit is not None for r in items),
             "ident_recall": _mean([r.ident_recall for r in items if r.ident_recall is not None]),
             "mean_tokens": _mean([float(r.tokens) for r in items]),
@@ -141,7 +144,6 @@ def summarize(results: Iterable[TaskResult], setup_s: dict[tuple[str, str], floa
             "gold_recall_by_kind": {k: _mean(v) for k, v in sorted(by_kind.items())},
         }
         for key in ("exact_match", "edit_similarity", "identifier_f1"):
-            row[key] = _mean([float(getattr(r, key)) for r in items
-                              if getattr(r, key) is not None])
+            row[key] = _mean([float(getattr(r, key)) for r in items if getattr(r, key) is not None])
         rows.append(row)
     return rows

@@ -33,10 +33,14 @@ def _cell(value: Any, fmt: str) -> str:
 
 
 def _table(rows: list[dict[str, Any]], columns: tuple) -> list[str]:
-    lines = ["| " + " | ".join(title for _, title, _ in columns) + " |",
-             "|" + "|".join(" --- " for _ in columns) + "|"]
-    lines += ["| " + " | ".join(_cell(row.get(key), fmt) for key, _, fmt in columns) + " |"
-              for row in rows]
+    lines = [
+        "| " + " | ".join(title for _, title, _ in columns) + " |",
+        "|" + "|".join(" --- " for _ in columns) + "|",
+    ]
+    lines += [
+        "| " + " | ".join(_cell(row.get(key), fmt) for key, _, fmt in columns) + " |"
+        for row in rows
+    ]
     return lines
 
 
@@ -49,8 +53,10 @@ def markdown(rows: list[dict[str, Any]], with_generation: bool = False) -> str:
         kinds = sorted({k for r in lang_rows for k in r["gold_recall_by_kind"]})
         out += [f"### {lang}", "", *_table(lang_rows, columns), ""]
         kind_rows = [{"system": r["system"], **r["gold_recall_by_kind"]} for r in lang_rows]
-        kind_columns = (("system", "system", "{}"),
-                        *((k, f"gold recall: {k}", "{:.3f}") for k in kinds))
+        kind_columns = (
+            ("system", "system", "{}"),
+            *((k, f"gold recall: {k}", "{:.3f}") for k in kinds),
+        )
         out += [*_table(kind_rows, kind_columns), ""]
     return "\n".join(out)
 
@@ -73,8 +79,12 @@ def chart(rows: list[dict[str, Any]], path: Path) -> None:
     for index, system in enumerate(systems):
         by_lang = {r["lang"]: r for r in rows if r["system"] == system}
         xs = [i + index * width for i in range(len(langs))]
-        recall_ax.bar(xs, [by_lang.get(lang, {}).get("gold_recall") or 0 for lang in langs],
-                      width, label=system)
+        recall_ax.bar(
+            xs,
+            [by_lang.get(lang, {}).get("gold_recall") or 0 for lang in langs],
+            width,
+            label=system,
+        )
         latency_ax.bar(xs, [by_lang.get(lang, {}).get("p50_ms") or 0 for lang in langs], width)
     for ax, title in ((recall_ax, "gold-definition recall"), (latency_ax, "p50 latency (ms)")):
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(langs))], langs)

@@ -24,10 +24,8 @@ from bench.metrics import (
     target_hit,
 )
 from bench.systems import DEFAULT_SYSTEMS, Retrieval, System, make_systems
-from bench.tasks import KINDS, Task, build_tasks, filter_tasks, left_context
+from bench.tasks import Task, left_context, subset_tasks
 from greprag.tokens import count_tokens
-
-_KINDS_FOR_SUBSET = {"implicit": ("implicit",), **{k: (k,) for k in KINDS}}
 
 
 @dataclass
@@ -48,12 +46,18 @@ def _log(message: str) -> None:
 
 def _score(task: Task, system: str, left: str, got: Retrieval) -> TaskResult:
     return TaskResult(
-        task_id=task.id, system=system, lang=task.lang, repo=task.repo, kind=task.kind,
+        task_id=task.id,
+        system=system,
+        lang=task.lang,
+        repo=task.repo,
+        kind=task.kind,
         gold_hit=target_hit(got.blocks, task.gold),
         member_hit=target_hit(got.blocks, task.member_gold) if task.member_gold else None,
-        ident_recall=identifier_recall(missing_identifiers(task.ground_truth, left, task.lang),
-                                       got.context),
-        tokens=count_tokens(got.context), latency_ms=got.latency_ms,
+        ident_recall=identifier_recall(
+            missing_identifiers(task.ground_truth, left, task.lang), got.context
+        ),
+        tokens=count_tokens(got.context),
+        latency_ms=got.latency_ms,
     )
 
 
@@ -66,8 +70,9 @@ def _generate(result: TaskResult, model: str, task: Task, left: str, got: Retrie
     result.identifier_f1 = identifier_f1(prediction, task.ground_truth)
 
 
-def _run_system(system: System, root: Path, tasks: list[Task], lefts: dict[str, str],
-                model: str | None) -> list[TaskResult]:
+def _run_system(
+    system: System, root: Path, tasks: list[Task], lefts: dict[str, str], model: str | None
+) -> list[TaskResult]:
     results = []
     errors = 0
     for task in tasks:
@@ -108,14 +113,14 @@ def run(config: RunConfig) -> dict[str, Any]:
     started = time.perf_counter()
     systems = make_systems(config.systems)
     model = _usable_model(config.model)
-    kinds = _KINDS_FOR_SUBSET.get(config.subset, KINDS)
     results: list[TaskResult] = []
     all_tasks: list[Task] = []
     setup_s: dict[tuple[str, str], float] = defaultdict(float)
     for corpus in corpora_for(config.langs, config.repos):
         root = fetch(corpus)
-        tasks = filter_tasks(build_tasks(root, corpus.name, corpus.lang, config.limit,
-                                         config.seed, kinds), config.subset)
+        tasks = subset_tasks(
+            root, corpus.name, corpus.lang, config.subset, config.limit, config.seed
+        )
         _log(f"{corpus.name}: {len(tasks)} tasks")
         lefts = {t.id: left_context(root, t) for t in tasks}
         all_tasks.extend(tasks)
@@ -130,8 +135,11 @@ def run(config: RunConfig) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     payload = {
         "config": {**asdict(config), "out": str(out)},
-        "machine": {"platform": platform.platform(), "python": platform.python_version(),
-                    "cpus": _cpus()},
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": _cpus(),
+        },
         "generation": model is not None,
         "elapsed_s": round(time.perf_counter() - started, 1),
         "summary": rows,

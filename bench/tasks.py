@@ -8,6 +8,11 @@ Three kinds per repository:
   the line's first non-blank character and the ground truth is the whole line.
 - ``implicit``: ``recv.method(`` where the method is defined in one project class that the
   file never names and the method's name is absent from the left context.
+
+The implicit-dependency subset (``--subset implicit``) widens the last pool to methods of up
+to three project classes (any definition counts), none of them named above the cursor, and
+narrows it to receivers that may be project objects (Java: not a variable declared with a
+type from outside the project, not a class name). The default mix keeps its own pool.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ KINDS: tuple[str, ...] = ("import", "line", "implicit")
 # Share of a repository's task budget per kind (leftovers go to the other kinds).
 KIND_SHARES: dict[str, float] = {"import": 0.5, "line": 0.25, "implicit": 0.25}
 DEFAULT_LIMITS: dict[str, int] = {"python": 40, "java": 150, "typescript": 60}
+IMPLICIT_SUBSET_LIMIT = 100  # tasks per repository for ``--subset implicit`` by default
 
 
 @dataclass(frozen=True)
@@ -83,16 +89,29 @@ def _task(use: Use, kind: str, repo: str, lang: str, lines: list[str]) -> Task |
     first = first_positions("\n".join(lines))
     name = use.name
     implicit = first.get(name, (0, 0)) >= (use.line, column)
-    return Task(f"{repo}:{use.path}:{use.line}:{column}:{kind}", lang, repo, kind, use.path,
-                use.line, column, ground_truth, name, use.member, use.gold, use.member_gold,
-                implicit)
+    return Task(
+        f"{repo}:{use.path}:{use.line}:{column}:{kind}",
+        lang,
+        repo,
+        kind,
+        use.path,
+        use.line,
+        column,
+        ground_truth,
+        name,
+        use.member,
+        use.gold,
+        use.member_gold,
+        implicit,
+    )
 
 
-def _candidates(uses: list[Use], kind: str) -> list[Use]:
+def _candidates(uses: list[Use], kind: str, wide_implicit: bool) -> list[Use]:
     if kind == "import":
         return [u for u in uses if u.kind == "import" and u.first]
     if kind == "implicit":
-        return [u for u in uses if u.kind == "implicit"]
+        extra = "implicit-wide" if wide_implicit else "implicit-loose"
+        return [u for u in uses if u.kind in ("implicit", extra)]
     by_line: dict[tuple[str, int], Use] = {}
     for use in uses:
         if use.kind == "import" and use.is_call:
@@ -100,14 +119,25 @@ def _candidates(uses: list[Use], kind: str) -> list[Use]:
     return list(by_line.values())
 
 
-def build_tasks(root: Path, repo: str, lang: str, limit: int | None = None, seed: int = 0,
-                kinds: tuple[str, ...] = KINDS) -> list[Task]:
-    """Sample up to ``limit`` tasks of ``repo`` (split over ``kinds``), deterministically."""
+def build_tasks(
+    root: Path,
+    repo: str,
+    lang: str,
+    limit: int | None = None,
+    seed: int = 0,
+    kinds: tuple[str, ...] = KINDS,
+    wide_implicit: bool = False,
+) -> list[Task]:
+    """Sample up to ``limit`` tasks of ``repo`` (split over ``kinds``), deterministically.
+
+    ``wide_implicit`` draws ``implicit`` tasks from the wider pool (the implicit subset).
+    """
     limit = DEFAULT_LIMITS.get(lang, 40) if limit is None else limit
-    uses = sorted(_analyzer(lang)(root, tracked_files(root)),
-                  key=lambda u: (u.path, u.line, u.column, u.kind))
+    uses = sorted(
+        _analyzer(lang)(root, tracked_files(root)), key=lambda u: (u.path, u.line, u.column, u.kind)
+    )
     rng = random.Random(f"{seed}:{repo}")
-    pools = {kind: _candidates(uses, kind) for kind in kinds}
+    pools = {kind: _candidates(uses, kind, wide_implicit) for kind in kinds}
     for pool in pools.values():
         rng.shuffle(pool)
     total_share = sum(KIND_SHARES[k] for k in kinds)
@@ -146,6 +176,19 @@ SUBSETS: dict[str, Callable[[Task], bool]] = {
     "implicit": lambda task: task.implicit,
     **{kind: (lambda task, kind=kind: task.kind == kind) for kind in KINDS},
 }
+
+
+def subset_tasks(
+    root: Path, repo: str, lang: str, subset: str = "all", limit: int | None = None, seed: int = 0
+) -> list[Task]:
+    """The tasks of ``repo`` in a named subset; ``implicit`` builds the wide implicit pool
+    (``IMPLICIT_SUBSET_LIMIT`` per repository unless ``limit`` says otherwise)."""
+    if subset == "implicit":
+        limit = IMPLICIT_SUBSET_LIMIT if limit is None else limit
+        tasks = build_tasks(root, repo, lang, limit, seed, ("implicit",), wide_implicit=True)
+    else:
+        tasks = build_tasks(root, repo, lang, limit, seed, (subset,) if subset in KINDS else KINDS)
+    return filter_tasks(tasks, subset)
 
 
 def filter_tasks(tasks: Iterable[Task], predicate: Callable[[Task], bool] | str) -> list[Task]:

@@ -48,14 +48,23 @@ def same(a: Node | None, b: Node) -> bool:
     return a is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte
 
 
-def occurrences(tree: Tree, source: bytes, name: str, after: int, kinds: frozenset[str],
-                ) -> Iterator[Node]:
+def occurrences(
+    tree: Tree,
+    source: bytes,
+    name: str,
+    after: int,
+    kinds: frozenset[str],
+) -> Iterator[Node]:
     """Identifier nodes spelling ``name`` (of a type in ``kinds``) past byte ``after``."""
     pattern = re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
     for match in pattern.finditer(source, after):
         node = tree.root_node.descendant_for_byte_range(match.start(), match.end())
-        if node is not None and node.type in kinds and node.start_byte == match.start() \
-                and node.end_byte == match.end():
+        if (
+            node is not None
+            and node.type in kinds
+            and node.start_byte == match.start()
+            and node.end_byte == match.end()
+        ):
             yield node
 
 

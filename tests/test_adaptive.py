@@ -5,10 +5,12 @@ from greprag.context import ImportRef, LocalContext
 from greprag.models import Candidate, Query
 
 
-def ctx(prefix: str = "x = ", lang: str | None = "python", window: str | None = None,
-        **kw) -> LocalContext:
-    return LocalContext(before=window or prefix, window=window or prefix, prefix=prefix,
-                        lang=lang, **kw)
+def ctx(
+    prefix: str = "x = ", lang: str | None = "python", window: str | None = None, **kw
+) -> LocalContext:
+    return LocalContext(
+        before=window or prefix, window=window or prefix, prefix=prefix, lang=lang, **kw
+    )
 
 
 def hits(n: int) -> list[Candidate]:
@@ -19,8 +21,13 @@ QUERIES = [Query(pattern="def load_store", identifier="load_store")]
 
 
 def route(mode="auto", grep=5, queries=QUERIES, context=None, installed=True):
-    return choose_routes(mode, grep_candidates=hits(grep), queries=queries,
-                         ctx=context or ctx(), dense_installed=installed)
+    return choose_routes(
+        mode,
+        grep_candidates=hits(grep),
+        queries=queries,
+        ctx=context or ctx(),
+        dense_installed=installed,
+    )
 
 
 def test_strong_grep_evidence_keeps_grep_only():
@@ -54,14 +61,30 @@ def test_member_access_on_untyped_receiver():
     assert routes == ["grep", "dense"] and "`store`" in reason
 
 
-@pytest.mark.parametrize("context", [
-    ctx("        self.store.", annotations={"store": "Store"}),
-    ctx("    store.", assignments={"store": "Store"}),
-    ctx("    np.", imports=[ImportRef(module="numpy", alias="np")]),
-    ctx("    self."),
-    ctx("    Store."),
-])
-def test_member_access_on_named_receiver_is_not_weak(context):
+@pytest.mark.parametrize(
+    "context",
+    [
+        ctx("        self.store.", annotations={"store": "Store"}),
+        ctx("    store.", assignments={"store": "Store"}),
+        ctx("    for mark in item.get_markers()."),
+    ],
+)
+def test_member_access_on_typed_receiver_may_be_inherited(context):
+    routes, reason = route(context=context)
+    assert routes == ["grep", "dense"] and "inherited" in reason
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        ctx("    np.", imports=[ImportRef(module="numpy", alias="np")]),
+        ctx("    self."),
+        ctx("    Store."),
+        ctx("    x = 3."),
+        ctx("    store = "),
+    ],
+)
+def test_no_member_access_on_an_object_is_not_weak(context):
     assert route(context=context)[0] == ["grep"]
 
 

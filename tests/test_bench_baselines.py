@@ -61,8 +61,21 @@ def test_pack_keeps_whole_chunks_within_the_budget(tmp_path):
 
 def test_sparse_system_end_to_end(tmp_path):
     root = _corpus(tmp_path)
-    task = Task("t", "python", "fixture", "import", "pkg/app.py", 1, 6, "parse_config('x.yml')",
-                "parse_config", None, (Location("pkg/parser.py", 13, 13, 14),), (), False)
+    task = Task(
+        "t",
+        "python",
+        "fixture",
+        "import",
+        "pkg/app.py",
+        1,
+        6,
+        "parse_config('x.yml')",
+        "parse_config",
+        None,
+        (Location("pkg/parser.py", 13, 13, 14),),
+        (),
+        False,
+    )
     system = SparseSystem("cceval-bm25", "bm25", 10, 10, 10)
     assert system.setup(root, "python") >= 0
     got = system.retrieve(root, task, "cfg = parse_config")
@@ -70,4 +83,6 @@ def test_sparse_system_end_to_end(tmp_path):
     assert "def parse_config" in got.context
     assert NoRetrieval().retrieve(root, task, "").context == ""
     assert [s.name for s in make_systems(["no-retrieval", "repocoder-jaccard"])] == [
-        "no-retrieval", "repocoder-jaccard"]
+        "no-retrieval",
+        "repocoder-jaccard",
+    ]

@@ -77,10 +77,27 @@ def test_completion_metrics():
     assert identifier_f1("1 + 2", "x") == 0.0
 
 
-def _result(system: str, hit: bool, latency: float, member: bool | None = None,
-            kind: str = "import", error: str | None = None) -> TaskResult:
-    return TaskResult("t", system, "python", "r", kind, hit, member, 1.0 if hit else 0.0,
-                      100, latency, error=error)
+def _result(
+    system: str,
+    hit: bool,
+    latency: float,
+    member: bool | None = None,
+    kind: str = "import",
+    error: str | None = None,
+) -> TaskResult:
+    return TaskResult(
+        "t",
+        system,
+        "python",
+        "r",
+        kind,
+        hit,
+        member,
+        1.0 if hit else 0.0,
+        100,
+        latency,
+        error=error,
+    )
 
 
 def test_summarize_aggregates_per_language_and_system():

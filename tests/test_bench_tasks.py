@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bench.tasks import SUBSETS, build_tasks, filter_tasks, left_context
+from bench.tasks import SUBSETS, build_tasks, filter_tasks, left_context, subset_tasks
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -112,7 +112,7 @@ JAVA = {
         "public class Main {\n"
         "    // Strings in a comment is no use\n"
         "    public static void main(String[] args) {\n"
-        "        System.out.println(Strings.shout(\"hi\"));\n"
+        '        System.out.println(Strings.shout("hi"));\n'
         "    }\n"
         "}\n"
     ),
@@ -161,3 +161,78 @@ def test_typescript_namespace_and_named_imports_resolve(tmp_path):
     named = tasks[("import", "Schema")]
     assert (named.line, named.ground_truth) == (5, "Schema = s;")
     assert [(g.path, g.line) for g in named.gold] == [("src/core/schema.ts", 1)]
+
+
+WIDE_PY = {
+    "pkg/base.py": "class Node:\n    def iter_markers(self):\n        return []\n",
+    "pkg/other.py": "class Item:\n    def iter_markers(self):\n        return ()\n",
+    "pkg/one.py": "class Reporter:\n    def emit_summary(self):\n        return 1\n",
+    "pkg/use.py": (
+        "def run(item, rep):\n"
+        "    for mark in item.iter_markers():\n"
+        "        rep.emit_summary()\n"
+        "\n"
+        "\n"
+        "def later(rep: 'Reporter'):\n"
+        "    return rep\n"
+    ),
+}
+
+
+def test_python_implicit_subset_widens_only_on_request(tmp_path):
+    root = _write(tmp_path, WIDE_PY)
+    default = build_tasks(root, "fixture", "python", limit=20, kinds=("implicit",))
+    assert default == []  # two classes / a class named below the cursor: not in the default mix
+    tasks = {t.name: t for t in subset_tasks(root, "fixture", "python", "implicit")}
+    assert {(g.path, g.line) for g in tasks["iter_markers"].gold} == {
+        ("pkg/base.py", 2),
+        ("pkg/other.py", 2),
+    }
+    assert [(g.path, g.line) for g in tasks["emit_summary"].gold] == [("pkg/one.py", 2)]
+    assert all(t.kind == "implicit" and t.implicit for t in tasks.values())
+
+
+WIDE_JAVA = {
+    "src/p/Engine.java": (
+        "package p;\n"
+        "public class Engine {\n"
+        "    protected int horsePower;\n"
+        "    public void startEngine() {}\n"
+        "    protected void warmUp() {}\n"
+        "}\n"
+    ),
+    "src/p/Car.java": "package p;\npublic class Car extends Engine {}\n",
+    "src/p/Wire.java": "package p;\npublic class Wire {\n    public void startEngine() {}\n}\n",
+    "src/q/Use.java": (
+        "package q;\n"
+        "import java.net.Socket;\n"
+        "public class Use extends p.Car {\n"
+        "    Socket sock;\n"
+        "    p.Car car;\n"
+        "    void go() {\n"
+        "        holder.startEngine();\n"
+        "        sock.startEngine();\n"
+        "        warmUp();\n"
+        "        int hp = car.horsePower;\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_java_implicit_subset_checks_the_receiver(tmp_path):
+    root = _write(tmp_path, WIDE_JAVA)
+    tasks = {(t.name, t.line): t for t in subset_tasks(root, "fixture", "java", "implicit")}
+    assert set(tasks) == {("startEngine", 7), ("warmUp", 9), ("horsePower", 10)}
+    # sock is declared with a type from outside the project: never in the subset
+    assert {(g.path, g.line) for g in tasks[("startEngine", 7)].gold} == {
+        ("src/p/Engine.java", 4),
+        ("src/p/Wire.java", 3),
+    }
+    assert [(g.path, g.line) for g in tasks[("horsePower", 10)].gold] == [("src/p/Engine.java", 3)]
+
+
+def test_subset_limit_and_default_mix(tmp_path):
+    root = _write(tmp_path, WIDE_PY)
+    assert len(subset_tasks(root, "fixture", "python", "implicit", limit=1)) == 1
+    assert subset_tasks(root, "fixture", "python") == build_tasks(root, "fixture", "python")

@@ -3,7 +3,7 @@ from pathlib import Path
 from greprag.dense.chunks import SMALL_CLASS_LINES, chunk_file
 from greprag.dense.freshness import detect_changes, list_files
 
-BIG_CLASS = "class Store(Base):\n    \"\"\"Keeps things.\"\"\"\n    limit = 3\n\n" + "".join(
+BIG_CLASS = 'class Store(Base):\n    """Keeps things."""\n    limit = 3\n\n' + "".join(
     f"    def get_{i}(self, key):\n        return self.data[{i}]\n\n"
     for i in range(SMALL_CLASS_LINES)
 )
@@ -30,7 +30,10 @@ def test_markdown_sections_and_fenced_hashes():
     text = "# Guide\nintro\n## Install\npip it\n```\n# not a heading\n```\n## Use\nrun it\n"
     chunks = chunk_file("docs/guide.md", text)
     assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
-        ("Guide", 1, 2), ("Guide > Install", 3, 7), ("Guide > Use", 8, 9)]
+        ("Guide", 1, 2),
+        ("Guide > Install", 3, 7),
+        ("Guide > Use", 8, 9),
+    ]
 
 
 def test_key_ignores_path_so_moved_code_keeps_its_vector():
@@ -60,3 +63,21 @@ def test_detect_changes_edit_add_delete_and_gitignore(tmp_path: Path):
     (tmp_path / "a.py").unlink()
     third = detect_changes(tmp_path, {**files, **second.changed}, second.dirs)
     assert third.deleted == ["a.py"] and not third.changed
+
+
+def test_java_signature_comes_before_its_javadoc():
+    doc = "".join(f"     * Line {i} of a long explanation of what follows.\n" for i in range(12))
+    methods = "".join(
+        f"    /**\n{doc}     */\n    @Override\n    public int size{i}(int limit) {{\n"
+        f"        return limit;\n    }}\n\n"
+        for i in range(4)
+    )
+    text = f"package p;\n\n/**\n * A bag.\n */\npublic class Bag {{\n{methods}}}\n"
+    chunks = {c.symbol: c for c in chunk_file("p/Bag.java", text)}
+    lines = chunks["Bag.size0"].text.splitlines()
+    assert lines[:3] == [
+        "public class Bag {",
+        "public int size0(int limit) {",
+        "Line 0 of a long explanation of what follows.",
+    ]
+    assert "@Override" in lines

@@ -20,11 +20,11 @@ pytestmark = [
 ]
 
 FILES = {
-    "pkg/net.py": 'import socket\n\n\ndef open_connection(host, port):\n'
-                  '    """Open a TCP connection to a remote server."""\n'
-                  "    return socket.create_connection((host, port))\n",
+    "pkg/net.py": "import socket\n\n\ndef open_connection(host, port):\n"
+    '    """Open a TCP connection to a remote server."""\n'
+    "    return socket.create_connection((host, port))\n",
     "pkg/shapes.py": "class Circle:\n    def __init__(self, r):\n        self.r = r\n\n"
-                     "    def area(self):\n        return 3.14159 * self.r * self.r\n",
+    "    def area(self):\n        return 3.14159 * self.r * self.r\n",
     "pkg/text.py": "def slugify(title):\n    return '-'.join(title.lower().split())\n",
     "README.md": "# Demo\n## Networking\nHow to connect to a remote server over TCP.\n",
 }
@@ -70,8 +70,11 @@ def expected_spans(repo: Path) -> set[tuple[str, int, int, str]]:
     from greprag.dense.chunks import chunk_file
     from greprag.dense.freshness import list_files
 
-    return {(c.path, c.start_line, c.end_line, c.symbol)
-            for p in list_files(repo) for c in chunk_file(p, (repo / p).read_text())}
+    return {
+        (c.path, c.start_line, c.end_line, c.symbol)
+        for p in list_files(repo)
+        for c in chunk_file(p, (repo / p).read_text())
+    }
 
 
 def search_paths(index, embedder, text: str) -> list[str]:
@@ -142,8 +145,12 @@ def test_stale_files_never_reach_the_result(repo: Path, tmp_path: Path, embedder
 
 
 def _worker(repo: Path, cache: Path, **env: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WORKER, str(repo), str(cache)],
-                            stdout=subprocess.PIPE, text=True, env={**os.environ, **env})
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(repo), str(cache)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env},
+    )
 
 
 def test_killed_indexer_leaves_a_usable_index(repo: Path, tmp_path: Path, embedder):
@@ -186,3 +193,16 @@ def test_two_concurrent_indexers_do_not_corrupt(repo: Path, tmp_path: Path, embe
     # the lock serializes them: the second finds the work done and embeds nothing
     assert sorted(r["embedded"] for r in results) == [0, len(rows)]
     assert load(index.path, embedder.name) is not None and not index.changes().changed
+
+
+def test_backends_choice_and_separate_index_names(monkeypatch):
+    from greprag.dense.embed import BACKEND_ENV, DEFAULT_MODEL, Embedder
+
+    monkeypatch.delenv(BACKEND_ENV, raising=False)
+    assert Embedder().name == f"{DEFAULT_MODEL}@int8"
+    assert Embedder(backend="fp32").name == DEFAULT_MODEL
+    assert Embedder(device="cuda").backend == "fp32"  # dynamic quantization is CPU-only
+    monkeypatch.setenv(BACKEND_ENV, "fp32")
+    assert Embedder().backend == "fp32"
+    with pytest.raises(ValueError, match="unknown dense backend"):
+        Embedder(backend="onnx")

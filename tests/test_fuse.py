@@ -37,8 +37,7 @@ def test_disjoint_ranges_in_same_file_do_not_reinforce():
 
 def test_weights_scale_a_route_and_best_line_counts_once():
     dense = [cand("a.py", 1, 3, "dense"), cand("a.py", 2, 8, "dense")]
-    fused = fuse({"grep": [cand("a.py", 3, 3)], "dense": dense}, k=10,
-                 weights={"dense": 2.0})
+    fused = fuse({"grep": [cand("a.py", 3, 3)], "dense": dense}, k=10, weights={"dense": 2.0})
     grep_hit = next(c for c in fused if c.start_line == 3 and c.end_line == 3)
     # line 3 is covered by dense ranks 1 and 2: only the best (2/11) is added
     assert grep_hit.score == pytest.approx(1 / 11 + 2 / 11)

@@ -1,10 +1,13 @@
 """Chunks for the dense index: code at syntactic units, Markdown at sections.
 
 A chunk covers a whole unit (its line range is what the route returns) but embeds only
-its head: a method's class header line, then the signature, docstring and first
-lines of the body, capped at ``MAX_EMBED_CHARS`` (the model truncates at
-``max_seq_length`` word pieces anyway; the cap keeps tokenization cheap). The embedded
-text never contains the path, so moved code keeps its content hash and its vector.
+its head: a method's class header line, then the signature, the doc comment above it
+(Javadoc, ``//``, decorators: moved below the signature, markers stripped), the docstring
+and first lines of the body, capped at ``MAX_EMBED_CHARS`` (the model truncates at
+``max_seq_length`` word pieces anyway; the cap keeps tokenization cheap). Signature first
+because the model reads only the first word pieces: a long Javadoc would push the name
+out. The embedded text never contains the path, so moved code keeps its content hash and
+its vector.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import PurePosixPath
 from greprag.blocks import Span, file_spans
 from greprag.languages import language_for_path
 
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2
 MAX_EMBED_CHARS = 700
 SMALL_CLASS_LINES = 40
 MAX_SECTION_LINES = 80
@@ -41,6 +44,8 @@ _TRIVIAL_PREFIXES = (
     "pass",
 )
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_LEADING_PREFIXES = ("/*", "*", "//", "#", "@")  # doc comments and annotations
+_COMMENT_MARKS_RE = re.compile(r"^(?:/\*\*?|\*/|\*|//+|#+)\s?|\s*\*/$")
 
 
 @dataclass(frozen=True)
@@ -78,25 +83,36 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
     else:
         units = _code_units(path, text, lines)
     chunks = []
+    code = suffix not in (".md", ".markdown")
     for unit in units:
-        body = _embed_text(unit, lines)
+        body = _embed_text(unit, lines, code)
         if body:
             chunks.append(Chunk(path, unit.start, unit.end, unit.symbol, body))
     return chunks
 
 
-def _embed_text(unit: _Unit, lines: list[str]) -> str:
+def _embed_text(unit: _Unit, lines: list[str], code: bool = True) -> str:
+    body = [line.strip() for line in lines[unit.start - 1 : unit.end] if line.strip()]
+    if code:
+        lead = _leading_count(body)
+        doc = [t for t in (_COMMENT_MARKS_RE.sub("", line).strip() for line in body[:lead]) if t]
+        body = [*body[lead : lead + 1], *doc, *body[lead + 1 :]]
     parts = [unit.context.strip()] if unit.context else []
     size = len(parts[0]) if parts else 0
-    for line in lines[unit.start - 1 : unit.end]:
-        stripped = line.strip()
-        if not stripped:
-            continue
-        parts.append(stripped)
-        size += len(stripped) + 1
+    for line in body:
+        parts.append(line)
+        size += len(line) + 1
         if size >= MAX_EMBED_CHARS:
             break
     return "\n".join(parts)[:MAX_EMBED_CHARS]
+
+
+def _leading_count(stripped: list[str]) -> int:
+    """How many of the first lines are doc comments or annotations (not the declaration)."""
+    count = 0
+    while count < len(stripped) and stripped[count].startswith(_LEADING_PREFIXES):
+        count += 1
+    return count if count < len(stripped) else 0
 
 
 def _code_units(path: str, text: str, lines: list[str]) -> list[_Unit]:
@@ -125,9 +141,8 @@ def _units_in(
         symbol = prefix + (span.name or "")
         inner = [s for s in spans if span.start_line < s.start_line and s.end_line <= span.end_line]
         if span.kind == "class" and inner and span.end_line - span.start_line >= SMALL_CLASS_LINES:
-            header = " ".join(
-                line.strip() for line in lines[span.start_line - 1 : span.header_end_line]
-            )[:200]
+            head = [line.strip() for line in lines[span.start_line - 1 : span.header_end_line]]
+            header = " ".join(head[_leading_count(head) :])[:200]
             first = inner[0].start_line
             units.append(
                 _Unit(span.start_line, max(first - 1, span.header_end_line), symbol, context)
