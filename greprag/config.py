@@ -32,7 +32,8 @@ class Settings:
     max_queries: int = 10
     window_lines: int = 30
     include_current_file: str = "no"
-    max_block_share: float = 0.25
+    max_block_share: float = 0.125
+    max_usage_tokens: int = 160
     rg_path: str = ""
     max_filesize: str = "1M"
     max_line_chars: int = 400

@@ -79,8 +79,8 @@ def _py_with_decorators(scan: _PyScan, head: int) -> int:
     return start
 
 
-def python_expand(scan: _PyScan, lo: int, hi: int) -> tuple[int, int] | None:
-    """Innermost def/class around lines lo..hi (1-based), or the statement at its level."""
+def python_expand(scan: _PyScan, lo: int) -> tuple[int, int] | None:
+    """Innermost def/class around line ``lo`` (1-based), or the statement at its level."""
     lines = scan.lines
     first = lo - 1
     if first >= len(lines) or not _py_code(scan, first):
@@ -107,13 +107,7 @@ def python_expand(scan: _PyScan, lo: int, hi: int) -> tuple[int, int] | None:
                 break
         if head < 0 or _PY_CLASS.match(lines[head]):
             return _py_statement(scan, first, head)
-    start, end = _py_with_decorators(scan, head), _py_unit_end(scan, head)
-    if hi - 1 > end:
-        more = python_expand(scan, end + 2, hi)
-        if more is None:
-            return None
-        end = max(end, more[1] - 1)
-    return start + 1, end + 1
+    return _py_with_decorators(scan, head) + 1, _py_unit_end(scan, head) + 1
 
 
 def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int] | None:
@@ -229,8 +223,8 @@ def _brace_with_docs(scan: _BraceScan, head: int) -> int:
     return start
 
 
-def brace_expand(scan: _BraceScan, lo: int, hi: int) -> tuple[int, int] | None:
-    """Innermost function or class around lines lo..hi (1-based), or the member statement."""
+def brace_expand(scan: _BraceScan, lo: int) -> tuple[int, int] | None:
+    """Innermost function or class around line ``lo`` (1-based), or the member statement."""
     first = lo - 1
     if first >= len(scan.lines):
         return None
@@ -253,13 +247,7 @@ def brace_expand(scan: _BraceScan, lo: int, hi: int) -> tuple[int, int] | None:
     end = _brace_end(scan, head)
     if end is None:
         return None
-    start = _brace_with_docs(scan, head)
-    if hi - 1 > end:
-        more = brace_expand(scan, end + 2, hi)
-        if more is None:
-            return None
-        end = max(end, more[1] - 1)
-    return start + 1, end + 1
+    return _brace_with_docs(scan, head) + 1, end + 1
 
 
 def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
@@ -301,6 +289,10 @@ class LocalExpander:
             self._scans[path] = scan
         if scan is None:
             return None
-        if isinstance(scan, _PyScan):
-            return python_expand(scan, lo, hi)
-        return brace_expand(scan, lo, hi)
+        expand_one = python_expand if isinstance(scan, _PyScan) else brace_expand
+        first = expand_one(scan, lo)
+        last = first if hi == lo else expand_one(scan, hi)
+        if first is None or last is None:
+            return None
+        # the units around the first and the last hit, and everything between them
+        return min(first[0], last[0]), max(first[1], last[1])

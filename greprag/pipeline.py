@@ -34,7 +34,7 @@ _TYPING_NAMES = words(
     "Optional Union List Dict Set Tuple Any Callable Type Sequence Mapping Iterable "
     "Iterator ClassVar Literal Final Annotated TypeVar Generic Awaitable Coroutine"
 )
-MIN_BLOCK_CAP = 512  # small budgets still take a whole block that fits
+MIN_BLOCK_CAP = 256  # small budgets still take a whole block that fits
 
 
 def _import_files(query: Query, imported: dict[str, str]) -> set[str]:
@@ -261,6 +261,11 @@ class Retriever:
         expansion: BlockExpansion | None = None
         if s.dedup:
             merged = merge_ranges(take_pool(ranked, s.dedup_pool), gap=s.merge_gap)
+            for item in merged:
+                item.usage_only = bool(item.queries) and all(
+                    0 <= i < len(plan.queries) and plan.queries[i].purpose == "usage"
+                    for i in item.queries
+                )
             merged = self._keep_current_file_above(merged, ctx)
             expansion = BlockExpansion(merged, self._expander(files, ctx), gap=s.merge_gap)
             ranges: Iterable[MergedRange] = expansion
@@ -271,6 +276,7 @@ class Retriever:
             files.get,
             budget=s.budget,
             max_block_tokens=max(MIN_BLOCK_CAP, int(s.budget * s.max_block_share)),
+            max_usage_tokens=s.max_usage_tokens,
             encoding=s.encoding,
         )
         if expansion is not None:

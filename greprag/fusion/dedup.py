@@ -31,6 +31,7 @@ class MergedRange:
     queries: set[int] = field(default_factory=set)
     members: int = 1
     outline_only: bool = False
+    usage_only: bool = False  # only usage probes hit it: its calls matter, not its body
 
 
 def take_pool(ranked: list[Candidate], share: float, minimum: int = 8) -> list[Candidate]:
@@ -129,6 +130,7 @@ class BlockExpansion:
                     item.match_lines |= other.match_lines
                     item.queries |= other.queries
                     item.members += other.members
+                    item.usage_only = item.usage_only and other.usage_only
                     self.absorbed += 1
                 else:
                     keep.append(other)

@@ -10,7 +10,7 @@ budget holds to the token.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from greprag import blocks as syntax
@@ -59,12 +59,13 @@ def _elide(lines: list[str], keep: set[int], start: int, end: int) -> str:
     return "\n".join(out)
 
 
-def outline_text(path: str, lines: list[str], item: MergedRange) -> str | None:
-    """A shortened form of the range that keeps its signatures and what matched.
+def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[str]:
+    """Ever shorter forms of the range that keep its signatures and what matched.
 
-    A range that starts with a class header gets the class outline (header, first
-    docstring line, member signatures; tree-sitter). Anything else keeps its first line,
-    every definition header inside it and each matched line with one line around it.
+    First, for a range that is one class, the class outline (header, first docstring
+    line, member signatures; tree-sitter). Then the first line(s), every definition
+    header inside and each matched line with one line around it. Last, the first
+    line(s) and the matched lines alone (a huge class whose outline would not fit).
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
@@ -75,14 +76,17 @@ def outline_text(path: str, lines: list[str], item: MergedRange) -> str | None:
         spans = syntax.file_spans(path, text, lang_name)
         for span in spans:
             if span.start_line == start and span.end_line == end and span.kind == "class":
-                return syntax.outline(text, lang_name, start, end, spans) or None
+                outline = syntax.outline(text, lang_name, start, end, spans)
+                if outline:
+                    yield outline
+                break
     keep: set[int] = set(range(start, first + 1))
-    for number in range(first + 1, end + 1):
-        if _DEF_HEADER.match(lines[number - 1]):
-            keep.add(number)
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
-    return _elide(lines, keep, start, end)
+    headers = {n for n in range(first + 1, end + 1) if _DEF_HEADER.match(lines[n - 1])}
+    if headers - keep:
+        yield _elide(lines, keep | headers, start, end)
+    yield _elide(lines, keep, start, end)
 
 
 _DECORATION = re.compile(r"\s*(@|#\[|\[|/\*\*|\*|//|$)")
@@ -94,6 +98,26 @@ _DEF_HEADER = re.compile(
 )
 
 
+def _first_fitting(
+    item: MergedRange,
+    lines: list[str],
+    end: int,
+    score: float,
+    cap: int,
+    left: int,
+    encoding: str,
+) -> Block | None:
+    """The longest shortened form within ``cap`` (the shortest one may use all that is left)."""
+    forms = list(shortened_forms(item.path, lines, item))
+    for index, text in enumerate(forms):
+        block = Block(item.path, item.start_line, end, text, score, item.route, outline=True)
+        block.tokens = count_tokens(_render(block), encoding)
+        limit = left if index == len(forms) - 1 else cap
+        if block.tokens <= limit:
+            return block
+    return None
+
+
 MIN_USEFUL_TOKENS = 24
 
 
@@ -103,12 +127,14 @@ def pack(
     *,
     budget: int,
     max_block_tokens: int | None = None,
+    max_usage_tokens: int | None = None,
     encoding: str = "cl100k_base",
 ) -> Packed:
     """Pack ranges (best first) into at most ``budget`` tokens.
 
     Stops taking ranges once fewer than ``MIN_USEFUL_TOKENS`` are left, so lazily
-    produced ranges past that point are never computed.
+    produced ranges past that point are never computed. A range only usage probes hit
+    goes in whole up to ``max_usage_tokens``; past that, its call sites are what counts.
     """
     cap = max_block_tokens or budget
     chosen: list[Block] = []
@@ -134,26 +160,16 @@ def pack(
         )
         whole.tokens = count_tokens(_render(whole), encoding)
         left = budget - used
-        if whole.tokens <= min(cap, left) and not item.outline_only:
+        limit = min(cap, max_usage_tokens) if item.usage_only and max_usage_tokens else cap
+        if whole.tokens <= min(limit, left) and not item.outline_only:
             chosen.append(whole)
             used += whole.tokens + 1
             continue
-        short_text = outline_text(item.path, lines, item)
-        if short_text:
-            short = Block(
-                path=item.path,
-                start_line=item.start_line,
-                end_line=end,
-                text=short_text,
-                score=whole.score,
-                route=item.route,
-                outline=True,
-            )
-            short.tokens = count_tokens(_render(short), encoding)
-            if short.tokens <= left:
-                chosen.append(short)
-                used += short.tokens + 1
-                continue
+        short = _first_fitting(item, lines, end, whole.score, min(cap, left), left, encoding)
+        if short is not None:
+            chosen.append(short)
+            used += short.tokens + 1
+            continue
         reason = f"over budget ({whole.tokens} tokens whole, {left} left)"
         dropped.append(Drop(item.path, item.start_line, end, reason, whole.score))
     context = render_context(chosen)
