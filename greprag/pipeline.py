@@ -39,7 +39,7 @@ MIN_BLOCK_CAP = 256  # small budgets still take a whole block that fits
 
 def _import_files(query: Query, imported: dict[str, str]) -> set[str]:
     """Files the file's imports point to for the names a query probes."""
-    return {imported[n] for n in query.identifier.split(",") if n in imported}
+    return set(query.paths) | {imported[n] for n in query.identifier.split(",") if n in imported}
 
 
 class RetrievalError(ValueError):

@@ -32,6 +32,7 @@ _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$
 
 
 IMPORT_PROBE_MAX = 30
+ANY_NAME = "*"  # a module-member probe for every top-level name of the module
 _IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
 _IMPORT_TEMPLATES = {
     "python": r"^\s*(class|(async\s+)?def)\s+{names}\b|^{names}\s*(:[^=\n]+)?=[^=]",
@@ -463,12 +464,16 @@ class OfflineRouter:
         groups = [(fresh, 0.75, ()), (known, 0.45, ())]
         if generic:
             groups.append((list(generic), 0.45, tuple(sorted(set(generic.values())))))
+        groups += self._module_member_groups(ctx, imported)
         probes = []
         for names, weight, files in groups:
             if not names:
                 continue
             names = names[-IMPORT_PROBE_MAX:]  # the latest imports are the likeliest next
-            group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
+            if names == [ANY_NAME]:
+                group = r"([A-Za-z_]\w*)"
+            else:
+                group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
             kind = "class" if sum(n[:1].isupper() for n in names) * 2 >= len(names) else "method"
             pattern = template.replace("{names}", group)
             probes.append(
@@ -485,6 +490,32 @@ class OfflineRouter:
                 )
             )
         return probes
+
+    @staticmethod
+    def _module_member_groups(
+        ctx: LocalContext, imported: dict[str, str]
+    ) -> list[tuple[list[str], float, tuple[str, ...]]]:
+        """``from . import errors`` then ``errors.StrError``: the module's members in use.
+
+        The members this file already takes from an in-repo module are probed in that
+        module's file only; with ``errors.`` at the cursor, so is every top-level name.
+        """
+        if ctx.lang != "python":
+            return []
+        code = _code_without_imports(ctx.before)
+        groups: list[tuple[list[str], float, tuple[str, ...]]] = []
+        for ref in ctx.imports:
+            path = imported.get(ref.local_name)
+            stem = path.rsplit("/", 1)[-1].removesuffix(".py") if path else ""
+            if not path or (ref.local_name not in (stem, "__init__") and (ref.name or "") != stem):
+                continue  # not a module import
+            alias = re.escape(ref.local_name)
+            members = list(dict.fromkeys(re.findall(rf"\b{alias}\.([A-Za-z_]\w*)", code)))
+            if ctx.prefix.rstrip().endswith(f"{ref.local_name}."):
+                groups.append(([ANY_NAME], 1.0, (path,)))
+            elif members:
+                groups.append((members[-IMPORT_PROBE_MAX:], 0.6, (path,)))
+        return groups
 
     @staticmethod
     def _string_key(ctx: LocalContext) -> Query | None:
