@@ -182,3 +182,36 @@ def test_bm25_scores_match_rank_bm25():
     query = code_tokens("data = self.loader.load_batch(index) # config run run")
     expected = BM25Okapi(docs).get_scores(query)
     assert bm25_scores(docs, query) == pytest.approx(list(expected), rel=1e-9, abs=1e-12)
+
+
+def test_router_probes_members_of_an_imported_module_in_its_file_only():
+    src = (
+        "from . import errors\n\ndef check(v):\n    if v is None:\n"
+        "        raise errors.NoneError()\n    raise errors."
+    )
+    ctx = build_local_context(src, lang="python", path="pkg/validators.py")
+    plan = OfflineRouter().plan(ctx, {"errors": "pkg/errors.py"})
+    module_probes = [q for q in plan.queries if q.paths == ("pkg/errors.py",)]
+    assert module_probes and module_probes[0].weight == 1.0  # every top-level name, 'errors.'
+    ctx = build_local_context(src.rsplit("\n", 1)[0] + "\n    ", lang="python", path="pkg/v.py")
+    plan = OfflineRouter().plan(ctx, {"errors": "pkg/errors.py"})
+    assert any("NoneError" in q.pattern and q.paths == ("pkg/errors.py",) for q in plan.queries)
+
+
+def test_widening_covers_every_statement_between_the_first_and_last_hit():
+    from greprag.local_blocks import LocalExpander
+
+    lines = [
+        "import x",
+        "",
+        "A = int",
+        "B = str",
+        "C = list[",
+        "    int,",
+        "]",
+        "",
+        "def f():",
+        "    return 1",
+    ]
+    assert LocalExpander().expand("t.py", lines, "python", 3, 6) == (3, 7)
+    assert LocalExpander().expand("t.py", lines, "python", 10, 10) == (9, 10)
