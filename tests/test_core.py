@@ -215,3 +215,17 @@ def test_widening_covers_every_statement_between_the_first_and_last_hit():
     ]
     assert LocalExpander().expand("t.py", lines, "python", 3, 6) == (3, 7)
     assert LocalExpander().expand("t.py", lines, "python", 10, 10) == (9, 10)
+
+
+def test_an_oversize_file_stays_skipped_once_the_file_list_is_cached(tmp_path):
+    from greprag import Retriever
+
+    (tmp_path / "big.py").write_text("def DataLoaderX():\n    pass\n" + "x = 1\n" * 300_000)
+    (tmp_path / "small.py").write_text("from big import DataLoaderX\n\nvalue = DataLoaderX()\n")
+    (tmp_path / "user.py").write_text("def g():\n    DataLoaderX()\n")
+    retriever = Retriever(tmp_path, routes="grep")
+    for _ in range(2):  # the second search passes rg the cached file list
+        res = retriever.retrieve(file="user.py", line=2)
+        assert [s.path for s in res.skipped] == ["big.py"]
+        assert "too large" in res.skipped[0].reason
+        assert {b.path for b in res.blocks} == {"small.py"}

@@ -26,13 +26,11 @@ from greprag.rg import (
     escape_regex,
     files_argv,
     find_rg,
-    list_files,
     parse_file_list,
     parse_json_lines,
     parse_size,
 )
 
-OVERSIZE_TTL_S = 30.0
 MAX_LISTED_FILES = 6000
 MAX_HITS_PER_QUERY = 200  # beyond this the argv grows past what is safe to pass
 
@@ -132,7 +130,7 @@ class GrepRoute:
         self.flood_files = flood_files
         self.max_candidates = max_candidates
         self.timeout = timeout
-        self._oversize: tuple[float, list[str]] | None = None
+        self._oversize: dict[str | None, list[str]] = {}
         self.file_list_ttl = file_list_ttl
         self._file_lists: dict[str | None, tuple[float, list[str]]] = {}
 
@@ -194,31 +192,32 @@ class GrepRoute:
             return None
         return cached[1] if 0 < len(cached[1]) <= MAX_LISTED_FILES else None
 
-    def _oversize_files(self) -> list[str]:
-        """Files over ``max_filesize`` (listed once per ``OVERSIZE_TTL_S``)."""
-        now = time.monotonic()
-        if self._oversize is None or now - self._oversize[0] > OVERSIZE_TTL_S:
-            limit = parse_size(self.max_filesize)
-            big = []
-            for path in list_files(self.rg, self.repo):
-                try:
-                    if (self.repo / path).stat().st_size > limit:
-                        big.append(path)
-                except OSError:
-                    continue
-            self._oversize = (now, big)
-        return self._oversize[1]
+    def _remember_files(self, lang: str | None, files: list[str]) -> None:
+        """Keep a language's file list, and which of its files are over the size limit."""
+        limit = parse_size(self.max_filesize)
+        big = []
+        for path in files:
+            try:
+                if (self.repo / path).stat().st_size > limit:
+                    big.append(path)
+            except OSError:
+                continue
+        oversize = set(big)  # rg searches explicit paths whatever their size: leave them out
+        self._file_lists[lang] = (time.monotonic(), [f for f in files if f not in oversize])
+        self._oversize[lang] = big
 
-    def _oversize_process(self, patterns: list[str]) -> subprocess.Popen[bytes] | None:
-        """rg -l over the oversize files only, so their skips can be reported."""
-        big = self._oversize_files()
+    def _oversize_skips(self, langs: list[str | None], patterns: list[str]) -> list[Skip]:
+        """Oversize files that match, found by rg -l over those files alone."""
+        big = sorted({path for lang in langs for path in self._oversize.get(lang, ())})
         if not big or not patterns:
-            return None
+            return []
         argv = [str(self.rg), "--no-config", "--no-messages", "-l", "--max-count", "1"]
         for pattern in patterns:
             argv += ["-e", pattern]
-        argv += ["--", *big]
-        return self._popen(argv)
+        out, _ = self._popen([*argv, "--", *big]).communicate(timeout=self.timeout)
+        found = sorted(set(out.decode("utf-8", "replace").splitlines()))
+        reason = f"too large (over {self.max_filesize})"
+        return [Skip(raw.replace(os.sep, "/"), reason) for raw in found]
 
     def _run(self, compiled: list[_Compiled]) -> tuple[list[RgMatch], list[Skip]]:
         by_lang: dict[str | None, list[str]] = defaultdict(list)
@@ -242,7 +241,6 @@ class GrepRoute:
                 refreshes.append((lang, self._popen(files_argv(self.rg, (lang,) if lang else ()))))
             argv = build_argv(self.rg, spec)
             procs.append(self._popen(argv, stderr=subprocess.PIPE))
-        oversize = self._oversize_process([p for ps in by_lang.values() for p in ps])
         matches: list[RgMatch] = []
         skipped: list[Skip] = []
         seen: set[tuple[str, int]] = set()
@@ -269,13 +267,8 @@ class GrepRoute:
         for lang, proc in refreshes:
             out, _ = proc.communicate(timeout=self.timeout)
             if proc.returncode == 0:
-                self._file_lists[lang] = (time.monotonic(), parse_file_list(out))
-        if oversize is not None:
-            out, _ = oversize.communicate(timeout=self.timeout)
-            for raw in sorted(set(out.decode("utf-8", "replace").splitlines())):
-                skipped.append(
-                    Skip(raw.replace(os.sep, "/"), f"too large (over {self.max_filesize})")
-                )
+                self._remember_files(lang, parse_file_list(out))
+        skipped += self._oversize_skips(list(by_lang), [p for ps in by_lang.values() for p in ps])
         return matches, skipped
 
     def _narrow(
