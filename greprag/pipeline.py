@@ -21,7 +21,7 @@ from greprag.languages import get_language, is_generic, language_for_path, words
 from greprag.local_blocks import LocalExpander
 from greprag.models import Candidate, Drop, Query, QueryPlan, Result
 from greprag.rg import list_files
-from greprag.router import OfflineRouter
+from greprag.router import OfflineRouter, external_names
 from greprag.routes.grep import FileCache, GrepHits, GrepRoute
 from greprag.tokens import preload_encoding
 
@@ -245,7 +245,7 @@ class Retriever:
             admit_above_cursor=s.include_current_file == "above",
             files=files,
         )
-        hits = self._second_hop(ctx, plan, hits, files)
+        hits = self._second_hop(ctx, plan, hits, files, imported)
         timings["grep"] = (time.perf_counter() - t) * 1000
 
         t = time.perf_counter()
@@ -340,7 +340,12 @@ class Retriever:
         )
 
     def _second_hop(
-        self, ctx: LocalContext, plan: QueryPlan, hits: GrepHits, files: FileCache
+        self,
+        ctx: LocalContext,
+        plan: QueryPlan,
+        hits: GrepHits,
+        files: FileCache,
+        imported: dict[str, str],
     ) -> GrepHits:
         """``x.`` at the cursor with x's type unnamed: read x's assignments elsewhere
         (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe those types.
@@ -350,7 +355,7 @@ class Retriever:
         receiver = untyped_receiver(ctx)
         if receiver is None:
             return hits
-        externals = {ref.local_name for ref in ctx.imports} - set(self._imports(ctx))
+        externals = external_names(ctx, set(imported))
         probes = {
             i
             for i, q in enumerate(plan.queries)

@@ -44,9 +44,7 @@ _IMPORT_TEMPLATES = {
 
 
 _BLOCK_STRINGS = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|/\*[\s\S]*?(?:\*/|$)')
-_DOCS_AND_COMMENTS = re.compile(
-    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|/\*[\s\S]*?\*/|#.*$|//.*$', re.M
-)
+_LINE_COMMENTS = re.compile(r"#.*$|//.*$", re.M)
 
 
 def _blank_docstrings(text: str) -> str:
@@ -54,11 +52,16 @@ def _blank_docstrings(text: str) -> str:
     return _BLOCK_STRINGS.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
-def _code_without_imports(text: str) -> str:
-    """The code of ``text``: imports, docstrings and comments blanked out."""
-    text = _DOCS_AND_COMMENTS.sub("", text)
+def _code_without_imports(blanked: str) -> str:
+    """The code of a ``_blank_docstrings`` text: its imports and line comments removed too."""
+    text = _LINE_COMMENTS.sub("", blanked)
     text = re.sub(r"^\s*from\s+\S+\s+import\s*\([^)]*\)", "", text, flags=re.M)
     return _IMPORT_LINE.sub("", text)
+
+
+def external_names(ctx: LocalContext, in_repo: set[str]) -> set[str]:
+    """Local names bound to imports from outside the repo (stdlib, dependencies)."""
+    return {ref.local_name for ref in ctx.imports if ref.local_name not in in_repo}
 
 
 @dataclass
@@ -110,17 +113,13 @@ class OfflineRouter:
             )
         return defined
 
-    def _externals(self, ctx: LocalContext, in_repo: set[str]) -> set[str]:
-        """Local names bound to imports from outside the repo (stdlib, dependencies)."""
-        return {ref.local_name for ref in ctx.imports if ref.local_name not in in_repo}
-
-    def _harvest(self, ctx: LocalContext, in_repo: set[str]) -> dict[str, Candidate]:
+    def _harvest(self, ctx: LocalContext, in_repo: set[str], blanked: str) -> dict[str, Candidate]:
         lang = get_language(ctx.lang)
         keywords = lang.keywords if lang else frozenset()
         comment = _COMMENT_RE.get(lang.line_comment if lang else "#")
         local_defs = self._local_definitions(ctx)
-        externals = self._externals(ctx, in_repo)
-        lines = _blank_docstrings(ctx.before).split("\n")[-len(ctx.window.split("\n")) :]
+        externals = external_names(ctx, in_repo)
+        lines = blanked.split("\n")[-len(ctx.window.split("\n")) :]
         lines[-1] = _PARTIAL_RE.sub("", lines[-1])  # a half-typed word is not a name yet
         found: dict[str, Candidate] = {}
         for offset, raw in enumerate(reversed(lines)):
@@ -368,7 +367,8 @@ class OfflineRouter:
         """
         imported = imported or {}
         in_repo = set(imported)
-        harvested = self._harvest(ctx, in_repo)
+        blanked = _blank_docstrings(ctx.before)  # once per plan: harvest and import probes
+        harvested = self._harvest(ctx, in_repo, blanked)
         targets = self._cursor_targets(ctx)
         if ctx.empty_body:
             targets += self._empty_body_targets(ctx, in_repo)
@@ -390,7 +390,7 @@ class OfflineRouter:
         queries: list[Query] = []
         wildcard_sources = [c for c in ordered if c.member_of in ("wildcard", "prefix")]
         queries += self._wildcards(ctx, wildcard_sources, 1.0)
-        queries += self._import_probes(ctx, imported)
+        queries += self._import_probes(ctx, imported, _code_without_imports(blanked))
         definitions = [
             c
             for c in ordered
@@ -436,7 +436,7 @@ class OfflineRouter:
         queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries[: self.max_queries], router=self.name)
 
-    def _import_probes(self, ctx: LocalContext, imported: dict[str, str]) -> list[Query]:
+    def _import_probes(self, ctx: LocalContext, imported: dict[str, str], code: str) -> list[Query]:
         """Definitions of the in-repo names the file imports: unused ones first.
 
         At the first use of an imported name its only mention before the cursor is the
@@ -447,7 +447,7 @@ class OfflineRouter:
         template = _IMPORT_TEMPLATES.get(ctx.lang or "")
         if template is None:
             return []
-        used = set(IDENTIFIER_RE.findall(_code_without_imports(ctx.before)))
+        used = set(IDENTIFIER_RE.findall(code))
         fresh: list[str] = []
         known: list[str] = []
         generic: dict[str, str] = {}
@@ -464,7 +464,7 @@ class OfflineRouter:
         groups = [(fresh, 0.75, ()), (known, 0.45, ())]
         if generic:
             groups.append((list(generic), 0.45, tuple(sorted(set(generic.values())))))
-        groups += self._module_member_groups(ctx, imported)
+        groups += self._module_member_groups(ctx, imported, code)
         probes = []
         for names, weight, files in groups:
             if not names:
@@ -493,7 +493,7 @@ class OfflineRouter:
 
     @staticmethod
     def _module_member_groups(
-        ctx: LocalContext, imported: dict[str, str]
+        ctx: LocalContext, imported: dict[str, str], code: str
     ) -> list[tuple[list[str], float, tuple[str, ...]]]:
         """``from . import errors`` then ``errors.StrError``: the module's members in use.
 
@@ -502,7 +502,6 @@ class OfflineRouter:
         """
         if ctx.lang != "python":
             return []
-        code = _code_without_imports(ctx.before)
         groups: list[tuple[list[str], float, tuple[str, ...]]] = []
         for ref in ctx.imports:
             path = imported.get(ref.local_name)
@@ -538,7 +537,7 @@ class OfflineRouter:
     def _base_targets(self, ctx: LocalContext, score: float, in_repo: set[str]) -> list[Candidate]:
         """The enclosing class's bases and interfaces: the members it must honour."""
         targets = []
-        externals = self._externals(ctx, in_repo)
+        externals = external_names(ctx, in_repo)
         for base in ctx.class_bases[:3]:
             name = base.rsplit(".", 1)[-1]
             if name in externals or base.split(".", 1)[0] in externals:
