@@ -20,12 +20,10 @@ from greprag.imports import resolve_imports
 from greprag.languages import get_language, is_generic, language_for_path, words
 from greprag.local_blocks import LocalExpander
 from greprag.models import Candidate, Drop, Query, QueryPlan, Result
-from greprag.rg import list_files
 from greprag.router import OfflineRouter, external_names
 from greprag.routes.grep import FileCache, GrepHits, GrepRoute
 from greprag.tokens import preload_encoding
 
-_FILE_LIST_TTL_S = 30.0
 SMALL_FILE_LINES = 80
 SECOND_HOP_TYPES = 3
 _BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
@@ -67,7 +65,6 @@ class Retriever:
         )
         self.offline = OfflineRouter(self.settings.max_queries, self.settings.window_lines)
         preload_encoding(self.settings.encoding)  # overlaps the tokenizer load with rg
-        self._files: tuple[float, set[str]] | None = None
         self._dense = None  # DenseRoute, created on first use (it loads a model)
 
     # -- inputs ----------------------------------------------------------------------
@@ -129,12 +126,6 @@ class Retriever:
             window_lines=window,
         )
 
-    def _known_files(self) -> set[str]:
-        now = time.monotonic()
-        if self._files is None or now - self._files[0] > _FILE_LIST_TTL_S:
-            self._files = (now, set(list_files(self.grep.rg, self.repo)))
-        return self._files[1]
-
     # -- planning --------------------------------------------------------------------
     def _plan(self, ctx: LocalContext, imported: dict[str, str]) -> QueryPlan:
         if self.settings.router == "llm":
@@ -161,7 +152,7 @@ class Retriever:
     def _imports(self, ctx: LocalContext) -> dict[str, str]:
         if not ctx.imports:
             return {}
-        known = self._known_files() if ctx.lang == "java" else None
+        known = set(self.grep.files("java")) if ctx.lang == "java" else None
         return resolve_imports(ctx, self.repo, known)
 
     # -- scoring ---------------------------------------------------------------------

@@ -96,7 +96,6 @@ class BlockExpansion:
         self._expand = expand
         self._gap = gap
         self._emitted: dict[str, list[MergedRange]] = defaultdict(list)
-        self.absorbed = 0
 
     def _touches(self, a: MergedRange, start: int, end: int) -> bool:
         return a.start_line <= end + 1 + self._gap and start <= a.end_line + 1 + self._gap
@@ -108,7 +107,6 @@ class BlockExpansion:
             if any(
                 e.start_line <= item.start_line and item.end_line <= e.end_line for e in emitted
             ):
-                self.absorbed += 1
                 continue
             lo, hi = (
                 (min(item.match_lines), max(item.match_lines))
@@ -131,7 +129,6 @@ class BlockExpansion:
                     item.queries |= other.queries
                     item.members += other.members
                     item.usage_only = item.usage_only and other.usage_only
-                    self.absorbed += 1
                 else:
                     keep.append(other)
             self._pending = keep

@@ -8,12 +8,11 @@ narrowed to its hits in files that other queries also hit, or dropped.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from greprag.languages import get_language
@@ -26,13 +25,14 @@ from greprag.rg import (
     escape_regex,
     files_argv,
     find_rg,
+    list_files,
     parse_file_list,
     parse_json_lines,
     parse_size,
 )
 
-MAX_LISTED_FILES = 6000
-MAX_HITS_PER_QUERY = 200  # beyond this the argv grows past what is safe to pass
+MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
+MAX_HITS_PER_QUERY = 200
 
 
 @dataclass
@@ -51,7 +51,6 @@ class GrepHits:
     candidates: list[Candidate]
     skipped: list[Skip]
     stats: list[QueryStats]
-    lines: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -173,7 +172,7 @@ class GrepRoute:
         ]
         kept = self._narrow(hits_by_query, stats)
         candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
-        return GrepHits(candidates=candidates, skipped=skipped, stats=stats, lines=files.lines)
+        return GrepHits(candidates=candidates, skipped=skipped, stats=stats)
 
     def _popen(self, argv: list[str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -187,10 +186,23 @@ class GrepRoute:
         folders costs more than the search. Edits are seen at once (rg reads the files);
         new files within ``file_list_ttl`` seconds.
         """
+        listed = self._fresh_list(lang)
+        return listed if listed and len(listed) <= MAX_LISTED_FILES else None
+
+    def _fresh_list(self, lang: str | None) -> list[str] | None:
         cached = self._file_lists.get(lang)
         if cached is None or time.monotonic() - cached[0] > self.file_list_ttl:
             return None
-        return cached[1] if 0 < len(cached[1]) <= MAX_LISTED_FILES else None
+        return cached[1]
+
+    def files(self, lang: str | None) -> list[str]:
+        """The language's files (``.gitignore`` respected, oversize ones left out), listed
+        again only when older than ``file_list_ttl``."""
+        listed = self._fresh_list(lang)
+        if listed is None:
+            self._remember_files(lang, list_files(self.rg, self.repo, (lang,) if lang else ()))
+            listed = self._file_lists[lang][1]
+        return listed
 
     def _remember_files(self, lang: str | None, files: list[str]) -> None:
         """Keep a language's file list, and which of its files are over the size limit."""
@@ -215,9 +227,8 @@ class GrepRoute:
         for pattern in patterns:
             argv += ["-e", pattern]
         out, _ = self._popen([*argv, "--", *big]).communicate(timeout=self.timeout)
-        found = sorted(set(out.decode("utf-8", "replace").splitlines()))
         reason = f"too large (over {self.max_filesize})"
-        return [Skip(raw.replace(os.sep, "/"), reason) for raw in found]
+        return [Skip(path, reason) for path in sorted(set(parse_file_list(out)))]
 
     def _run(self, compiled: list[_Compiled]) -> tuple[list[RgMatch], list[Skip]]:
         by_lang: dict[str | None, list[str]] = defaultdict(list)
