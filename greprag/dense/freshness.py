@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from greprag.languages import LANGUAGES
+from greprag.rg import files_argv, find_rg
 
 INDEXED_EXTENSIONS = frozenset(
     [ext for lang in LANGUAGES.values() for ext in lang.extensions] + [".md", ".markdown"]
@@ -54,15 +53,10 @@ class Changes:
         return bool(self.changed or self.deleted or self.touched)
 
 
-def _rg_binary() -> str:
-    sibling = Path(sys.executable).with_name("rg")
-    return str(sibling) if sibling.exists() else shutil.which("rg") or "rg"
-
-
 def list_files(repo: Path) -> list[str]:
     """Indexable files under ``repo`` (repo-relative, ``/``), honoring ignore files."""
     out = subprocess.run(
-        [_rg_binary(), "--files", "--no-messages", "--no-config"],
+        files_argv(find_rg()),
         cwd=repo,
         capture_output=True,
         check=False,
