@@ -5,21 +5,37 @@
 >>> print(result.context)
 """
 
-from greprag.config import ConfigError, Settings
+from greprag.config import Settings
+from greprag.errors import (
+    ConfigError,
+    DenseError,
+    GrepRAGError,
+    LLMError,
+    QueryRejected,
+    RetrievalError,
+    RipgrepNotFound,
+    RouterError,
+    SearchError,
+)
 from greprag.models import Block, Drop, Query, QueryPlan, Result, Skip
-from greprag.pipeline import RetrievalError, Retriever
-from greprag.rg import RipgrepNotFound
+from greprag.pipeline import Retriever
 
 __all__ = [
     "Block",
     "ConfigError",
+    "DenseError",
     "Drop",
+    "GrepRAGError",
+    "LLMError",
     "Query",
     "QueryPlan",
+    "QueryRejected",
     "Result",
     "RetrievalError",
     "Retriever",
     "RipgrepNotFound",
+    "RouterError",
+    "SearchError",
     "Settings",
     "Skip",
 ]

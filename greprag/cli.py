@@ -53,14 +53,13 @@ def _fail(message: str) -> None:
 
 
 def _retriever(repo: Path, **settings: Any):
-    from greprag.config import ConfigError
-    from greprag.pipeline import RetrievalError, Retriever
-    from greprag.rg import RipgrepNotFound
+    from greprag.errors import GrepRAGError
+    from greprag.pipeline import Retriever
 
     try:
         return Retriever(repo, **settings)
-    except (RetrievalError, ConfigError, RipgrepNotFound) as exc:
-        _fail(str(exc))
+    except GrepRAGError as exc:
+        _fail(exc.reason)
 
 
 def _inputs(
@@ -74,14 +73,14 @@ def _inputs(
 
 
 def _run(call):
-    from greprag.config import ConfigError
-    from greprag.pipeline import RetrievalError
-    from greprag.rg import RipgrepNotFound
+    from greprag.errors import GrepRAGError
 
     try:
         return call()
-    except (RetrievalError, ConfigError, RipgrepNotFound, OSError, RuntimeError) as exc:
-        _fail(str(exc))
+    except GrepRAGError as exc:
+        _fail(exc.reason)
+    except OSError as exc:
+        _fail(f"{exc.filename or 'I/O'}: {exc.strerror or exc}")
 
 
 RETRIEVE_HELP = (

@@ -10,11 +10,9 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from greprag.errors import ConfigError
+
 REPO_CONFIG = ".greprag.toml"
-
-
-class ConfigError(ValueError):
-    """A setting with a wrong name, type or value."""
 
 
 @dataclass(frozen=True)

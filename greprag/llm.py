@@ -13,13 +13,7 @@ import re
 import threading
 from typing import Any
 
-
-class LLMError(Exception):
-    """The model gave no usable answer: timeout, HTTP error, empty reply, no model."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+from greprag.errors import LLMError
 
 
 def configured_model() -> str | None:

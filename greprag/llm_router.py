@@ -11,10 +11,11 @@ import re
 from dataclasses import replace
 
 from greprag.context import LocalContext
+from greprag.errors import LLMError, QueryRejected, RouterError
 from greprag.languages import IDENTIFIER_RE, LANGUAGES, get_language
-from greprag.llm import LLMError, complete_json, configured_model
+from greprag.llm import complete_json, configured_model
 from greprag.models import Query, QueryPlan
-from greprag.query_validation import QueryRejected, validate_plan
+from greprag.query_validation import validate_plan
 
 MAX_WINDOW_CHARS = 4000
 MAX_ANSWER_CHARS = 20_000
@@ -46,14 +47,6 @@ with "-".
 - "synonyms": a few alternative spellings or related names for the key terms \
 (e.g. "config": ["settings", "options"]).
 """
-
-
-class RouterError(Exception):
-    """The LLM router could not produce a plan; ``reason`` is short and human."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def _context_prompt(ctx: LocalContext) -> str:

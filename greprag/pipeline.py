@@ -12,6 +12,7 @@ from typing import Any
 from greprag import blocks as syntax
 from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, build_local_context
+from greprag.errors import RetrievalError
 from greprag.fusion.bm25 import rerank
 from greprag.fusion.dedup import BlockExpansion, MergedRange, merge_ranges, no_dedup, take_pool
 from greprag.fusion.fuse import fuse
@@ -38,10 +39,6 @@ MIN_BLOCK_CAP = 256  # small budgets still take a whole block that fits
 def _import_files(query: Query, imported: dict[str, str]) -> set[str]:
     """Files the file's imports point to for the names a query probes."""
     return set(query.paths) | {imported[n] for n in query.identifier.split(",") if n in imported}
-
-
-class RetrievalError(ValueError):
-    """Bad input to a retrieval: missing repo, file outside it, line past the end, ..."""
 
 
 class Retriever:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from greprag.errors import QueryRejected
 from greprag.languages import LANGUAGES
 from greprag.models import QUERY_KINDS, Query
 
@@ -32,14 +33,6 @@ _UNSUPPORTED_GROUPS = {
     "(?P=": "backreference",
     "(?>": "atomic group",
 }
-
-
-class QueryRejected(Exception):
-    """A query or plan failed validation; ``reason`` says why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def _check_pattern_text(pattern: object, max_len: int) -> str:

