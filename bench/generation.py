@@ -7,7 +7,9 @@ without a reachable model skips generation at once, saying why.
 
 from __future__ import annotations
 
-from greprag.llm import LLMError, complete_json
+from greprag.config import load_settings
+from greprag.errors import LLMError
+from greprag.llm import complete_json
 
 _SYSTEM = (
     "You complete code. Reply with the rest of the current line only: no explanation, "
@@ -30,12 +32,23 @@ def first_line(reply: str) -> str:
     return lines[0].rstrip() if lines else ""
 
 
+def _ask(model: str, messages: list[dict], timeout: float, max_tokens: int) -> str:
+    """One completion, with the API base and key the user configured (config, env)."""
+    settings = load_settings(None)
+    return complete_json(
+        model,
+        messages,
+        timeout=timeout,
+        max_tokens=max_tokens,
+        api_base=settings.api_base or None,
+        api_key=settings.api_key or None,
+    )
+
+
 def probe(model: str, timeout: float = 10.0) -> str | None:
     """None when ``model`` answers; otherwise why it cannot be used."""
     try:
-        complete_json(
-            model, [{"role": "user", "content": "Reply with: ok"}], timeout=timeout, max_tokens=4
-        )
+        _ask(model, [{"role": "user", "content": "Reply with: ok"}], timeout, 4)
     except LLMError as exc:
         return exc.reason
     return None
@@ -45,7 +58,7 @@ def complete(model: str, context: str, left: str, path: str, timeout: float = 30
     """The model's completion of the cursor line ("" when it fails)."""
     try:
         return first_line(
-            complete_json(model, messages(context, left, path), timeout=timeout, max_tokens=96)
+            _ask(model, messages(context, left, path), timeout, 96)
         )
     except LLMError:
         return ""

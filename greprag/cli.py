@@ -128,6 +128,8 @@ def retrieve(
     inputs = _inputs(file, line, column, stdin, language)
     retriever = _retriever(repo, budget=budget, router=router, model=model, routes=routes)
     result = _run(lambda: retriever.retrieve(**inputs))
+    for note in result.fallbacks:
+        typer.echo(f"greprag: note: {note}", err=True)
     if json_out:
         payload = result.to_dict()
         if explain:
@@ -143,8 +145,6 @@ def retrieve(
         f"{len(result.blocks)} blocks, {result.tokens} tokens, "
         f"{result.timings.get('total', 0):.1f} ms, router {result.router}"
     )
-    for note in result.fallbacks:
-        typer.echo(f"greprag: note: {note}", err=True)
     typer.echo(f"greprag: {summary}", err=True)
 
 

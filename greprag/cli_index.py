@@ -35,8 +35,10 @@ BackendOpt = Annotated[
 def _open(
     repo: Path, model: str | None, cache_dir: Path | None, backend: str | None = None
 ):  # -> DenseIndex
+    from greprag.config import load_settings
     from greprag.dense.embed import Embedder
     from greprag.dense.index import DenseIndex
+    from greprag.errors import ConfigError
     from greprag.routes.dense import dense_available
 
     if not dense_available():
@@ -48,11 +50,17 @@ def _open(
         typer.echo(f"greprag: not a directory: {repo}", err=True)
         raise typer.Exit(2)
     try:
-        embedder = Embedder(model, backend=backend)
-    except ValueError as exc:
+        s = load_settings(
+            repo,
+            dense_model=model,
+            dense_backend=backend,
+            dense_cache_dir=str(cache_dir) if cache_dir else None,
+        )
+        embedder = Embedder(s.dense_model or None, backend=s.dense_backend or None)
+    except (ConfigError, ValueError) as exc:
         typer.echo(f"greprag: {exc}", err=True)
         raise typer.Exit(2) from None
-    return DenseIndex(repo, embedder=embedder, cache_dir=cache_dir)
+    return DenseIndex(repo, embedder=embedder, cache_dir=s.dense_cache(), rg_path=s.rg_path or None)
 
 
 def index_command(

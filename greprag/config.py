@@ -1,18 +1,83 @@
-"""Settings: built-in defaults < the repo's ``.greprag.toml`` < explicit arguments.
+"""Settings, resolved once per Retriever; the only reader of ``GREPRAG_*`` variables.
 
-``configs/default.toml`` documents these defaults for users (a test keeps the two equal).
+Sources, lowest first:
+
+1. built-in defaults (documented in ``configs/default.toml``; a test keeps them equal);
+2. the user's config file, ``$GREPRAG_CONFIG`` or ``$XDG_CONFIG_HOME/greprag/config.toml``
+   (trusted: any setting);
+3. the repository's ``.greprag.toml`` (untrusted: a cloned repo must not run a program,
+   pick the LLM that receives the user's code with the user's key, choose where files are
+   written or load a model from its own tree; only ``REPO_SETTINGS`` are read, the rest
+   are ignored and reported in ``Settings.notes``);
+4. ``GREPRAG_*`` environment variables (``ENV_SETTINGS``; the user's own);
+5. explicit arguments (``Retriever(...)``, CLI flags).
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
-from dataclasses import dataclass, fields, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from greprag.errors import ConfigError
 
+__all__ = [
+    "ENV_SETTINGS",
+    "REPO_CONFIG",
+    "REPO_SETTINGS",
+    "Settings",
+    "cache_root",
+    "load_settings",
+    "user_config_path",
+]
+
 REPO_CONFIG = ".greprag.toml"
+MAX_CONFIG_BYTES = 1 << 20
+
+# What a repository may tune: how retrieval ranks and packs, never what runs, where files
+# go, or which model sees the code.
+REPO_SETTINGS = frozenset(
+    {
+        "budget",
+        "encoding",
+        "routes",
+        "rerank",
+        "dedup",
+        "dedup_pool",
+        "merge_gap",
+        "max_queries",
+        "window_lines",
+        "include_current_file",
+        "max_block_share",
+        "max_usage_tokens",
+        "max_filesize",
+        "max_line_chars",
+        "max_count_per_file",
+        "flood_files",
+        "max_candidates",
+        "file_list_ttl",
+        "bm25_weight",
+        "prior_weight",
+        "import_bonus",
+        "definition_bonus",
+        "dense_k",
+        "dense_weight",
+        "stale_bound_s",
+    }
+)
+
+ENV_SETTINGS = {
+    "GREPRAG_MODEL": "model",
+    "GREPRAG_API_BASE": "api_base",
+    "GREPRAG_API_KEY": "api_key",
+    "GREPRAG_RG": "rg_path",
+    "GREPRAG_CACHE_DIR": "cache_dir",
+    "GREPRAG_DENSE_BACKEND": "dense_backend",
+}
+CONFIG_ENV = "GREPRAG_CONFIG"
 
 
 @dataclass(frozen=True)
@@ -21,6 +86,8 @@ class Settings:
     encoding: str = "cl100k_base"
     router: str = "offline"
     model: str = ""
+    api_base: str = ""
+    api_key: str = ""
     llm_timeout: float = 8.0
     routes: str = "auto"
     rerank: str = "bm25"
@@ -43,12 +110,15 @@ class Settings:
     prior_weight: float = 0.8
     import_bonus: float = 0.35
     definition_bonus: float = 0.0
+    cache_dir: str = ""
     dense_model: str = ""
     dense_backend: str = ""
     dense_cache_dir: str = ""
     dense_k: int = 20
     dense_weight: float = 1.0
     stale_bound_s: float = 1.0
+    # what resolving said about its sources (ignored repo keys, ...); not a setting
+    notes: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def validate(self) -> Settings:
         choices = {
@@ -70,8 +140,41 @@ class Settings:
             raise ConfigError(f"max_queries must be in 1..50, not {self.max_queries}")
         return self
 
+    def dense_cache(self) -> Path:
+        """Where dense indexes live: ``dense_cache_dir``, else ``<cache root>/dense``."""
+        if self.dense_cache_dir:
+            return Path(self.dense_cache_dir).expanduser()
+        return cache_root(self.cache_dir) / "dense"
 
-_TYPES = {f.name: f.type for f in fields(Settings)}
+
+_TYPES = {f.name: f.type for f in fields(Settings) if f.name != "notes"}
+
+
+def cache_root(configured: str = "") -> Path:
+    """GrepRAG's cache folder: ``configured``, ``$GREPRAG_CACHE_DIR``, or
+    ``$XDG_CACHE_HOME/greprag`` (``~/.cache/greprag``)."""
+    chosen = configured or os.environ.get("GREPRAG_CACHE_DIR", "")
+    if chosen:
+        return Path(chosen).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "greprag"
+
+
+def user_config_path() -> Path:
+    """The user's config file: ``$GREPRAG_CONFIG``, or ``$XDG_CONFIG_HOME/greprag/config.toml``."""
+    explicit = os.environ.get(CONFIG_ENV, "")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    return (Path(xdg) if xdg else Path.home() / ".config") / "greprag" / "config.toml"
+
+
+def dense_test_pause_s() -> float:
+    """``$GREPRAG_DENSE_TEST_PAUSE_S``: a pause inside index writes, so tests can kill one."""
+    try:
+        return float(os.environ.get("GREPRAG_DENSE_TEST_PAUSE_S") or 0)
+    except ValueError:
+        return 0.0
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -89,18 +192,66 @@ def _coerce(name: str, value: Any) -> Any:
         if kind == "float":
             return float(value)
         return str(value)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ConfigError(f"setting {name!r} expects {kind}, got {value!r}") from exc
 
 
+def _read_toml(path: Path, label: str) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {label} {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{label} {path} is larger than {MAX_CONFIG_BYTES} bytes")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{label} {path}: {exc}") from None
+
+
+def _repo_values(repo: Path, notes: list[str]) -> dict[str, Any]:
+    """The settings a repository's ``.greprag.toml`` may set; the rest go to ``notes``."""
+    path = repo / REPO_CONFIG
+    if not path.is_file():
+        return {}
+    real_root = Path(os.path.realpath(repo))
+    real = Path(os.path.realpath(path))
+    if real.parent != real_root:  # a symlink to a file elsewhere: not the repo's to give
+        notes.append(f"{REPO_CONFIG} ignored: it links outside the repository")
+        return {}
+    values = _read_toml(real, "repository config")
+    kept: dict[str, Any] = {}
+    refused = []
+    for key, value in values.items():
+        if key in REPO_SETTINGS:
+            kept[key] = value
+        elif key in _TYPES:
+            refused.append(key)
+        else:
+            _coerce(key, value)  # an unknown name: the same clear error as anywhere else
+    if refused:
+        notes.append(
+            f"{REPO_CONFIG} may not set {', '.join(sorted(refused))} (ignored; set them in "
+            f"{user_config_path()}, GREPRAG_* variables or arguments)"
+        )
+    return kept
+
+
+def _environment_values(env: Mapping[str, str]) -> dict[str, Any]:
+    return {name: env[var] for var, name in ENV_SETTINGS.items() if env.get(var, "").strip()}
+
+
 def load_settings(repo: Path | None = None, **overrides: Any) -> Settings:
-    """Defaults, then ``<repo>/.greprag.toml``, then ``overrides`` (None values ignored)."""
+    """Defaults < user config < ``<repo>/.greprag.toml`` (``REPO_SETTINGS`` only) <
+    ``GREPRAG_*`` variables < ``overrides`` (None values ignored)."""
+    notes: list[str] = []
     values: dict[str, Any] = {}
-    if repo is not None and (repo / REPO_CONFIG).is_file():
-        try:
-            values.update(tomllib.loads((repo / REPO_CONFIG).read_text(encoding="utf-8")))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{repo / REPO_CONFIG}: {exc}") from exc
+    user = user_config_path()
+    if user.is_file():
+        values.update(_read_toml(user, "user config"))
+    if repo is not None:
+        values.update(_repo_values(repo, notes))
+    values.update(_environment_values(os.environ))
     values.update({k: v for k, v in overrides.items() if v is not None})
     coerced = {k: _coerce(k, v) for k, v in values.items()}
-    return replace(Settings(), **coerced).validate()
+    return replace(Settings(), **coerced, notes=tuple(notes)).validate()

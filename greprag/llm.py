@@ -1,9 +1,10 @@
 """The one place litellm is imported (lazily: the import takes seconds).
 
-Settings come from arguments or the environment: ``GREPRAG_MODEL`` (any litellm model
-name, e.g. ``openai/gpt-4o-mini`` or ``ollama/qwen2.5-coder``), ``GREPRAG_API_BASE``
-(otherwise litellm's own variables such as ``OPENAI_API_BASE`` apply) and
-``GREPRAG_API_KEY`` (otherwise the provider's usual key variable).
+The model (any litellm name, e.g. ``openai/gpt-4o-mini`` or ``ollama/qwen2.5-coder``),
+API base and key come from the resolved settings (``greprag.config``: the user's config,
+``GREPRAG_MODEL``/``GREPRAG_API_BASE``/``GREPRAG_API_KEY`` or arguments, never a
+repository's config). Without an API base or key, litellm's own variables apply
+(``OPENAI_API_BASE``, the provider's usual key variable).
 """
 
 from __future__ import annotations
@@ -15,10 +16,7 @@ from typing import Any
 
 from greprag.errors import LLMError
 
-
-def configured_model() -> str | None:
-    """The model named by ``GREPRAG_MODEL``, or None."""
-    return os.environ.get("GREPRAG_MODEL", "").strip() or None
+NO_MODEL = "no LLM model configured (set GREPRAG_MODEL, or model in the user config)"
 
 
 def _litellm() -> Any:
@@ -78,14 +76,13 @@ def complete_json(
     api_key: str | None = None,
     max_tokens: int = 800,
 ) -> str:
-    """Ask ``model`` (or ``GREPRAG_MODEL``) and return the reply text, unparsed.
+    """Ask ``model`` and return the reply text, unparsed.
 
     ``timeout`` caps the wall time of the request (the one-off litellm import is not
     counted). No retries, so callers can fall back fast. Raises ``LLMError``.
     """
-    model = model or configured_model() or ""
     if not model:
-        raise LLMError("no LLM model configured (set GREPRAG_MODEL)")
+        raise LLMError(NO_MODEL)
     kwargs: dict[str, Any] = {
         "model": model,
         "messages": messages,
@@ -95,8 +92,6 @@ def complete_json(
         "num_retries": 0,
         "drop_params": True,
     }
-    api_base = api_base or os.environ.get("GREPRAG_API_BASE") or None
-    api_key = api_key or os.environ.get("GREPRAG_API_KEY") or None
     if api_base:
         kwargs["api_base"] = api_base
     if api_key:

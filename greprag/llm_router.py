@@ -10,10 +10,11 @@ import json
 import re
 from dataclasses import replace
 
+from greprag.config import Settings
 from greprag.context import LocalContext
 from greprag.errors import LLMError, QueryRejected, RouterError
 from greprag.languages import IDENTIFIER_RE, LANGUAGES, get_language
-from greprag.llm import complete_json, configured_model
+from greprag.llm import NO_MODEL, complete_json
 from greprag.models import Query, QueryPlan
 from greprag.query_validation import validate_plan
 
@@ -111,7 +112,7 @@ def main_identifier(query: Query) -> str:
 
 
 class LLMRouter:
-    """Queries from a litellm model (``model`` or ``GREPRAG_MODEL``), validated."""
+    """Queries from a litellm model, validated (``from_settings`` for the resolved ones)."""
 
     def __init__(
         self,
@@ -122,11 +123,21 @@ class LLMRouter:
         api_key: str | None = None,
         max_queries: int = 10,
     ) -> None:
-        self.model = model or configured_model()
+        self.model = model
         self.timeout = timeout
         self.api_base = api_base
         self.api_key = api_key
         self.max_queries = max_queries
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LLMRouter:
+        return cls(
+            settings.model or None,
+            timeout=settings.llm_timeout,
+            api_base=settings.api_base or None,
+            api_key=settings.api_key or None,
+            max_queries=settings.max_queries,
+        )
 
     def plan(self, ctx: LocalContext) -> QueryPlan:
         """Ask the model; raise ``RouterError`` on any failure (caller falls back).
@@ -135,7 +146,7 @@ class LLMRouter:
         ``QueryPlan.fallbacks`` as ``llm rejected ...``.
         """
         if not self.model:
-            raise RouterError("no LLM model configured (set GREPRAG_MODEL)")
+            raise RouterError(NO_MODEL)
         try:
             answer = complete_json(
                 self.model,

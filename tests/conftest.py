@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import shutil
 import subprocess
@@ -15,6 +16,14 @@ from greprag.tokens import count_tokens
 
 FIXTURES = Path(__file__).parent / "fixtures"
 collect_ignore_glob = ["fixtures/*"]
+
+
+@pytest.fixture(autouse=True)
+def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
+    """No test sees the developer's GREPRAG_* variables or user config."""
+    for name in [n for n in os.environ if n.startswith("GREPRAG_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "no-user-config"))
 
 
 def _git_copy(src: Path, dest: Path) -> Path:

@@ -196,13 +196,13 @@ def test_two_concurrent_indexers_do_not_corrupt(repo: Path, tmp_path: Path, embe
 
 
 def test_backends_choice_and_separate_index_names(monkeypatch):
-    from greprag.dense.embed import BACKEND_ENV, DEFAULT_MODEL, Embedder
+    from greprag.config import load_settings
+    from greprag.dense.embed import DEFAULT_MODEL, Embedder
 
-    monkeypatch.delenv(BACKEND_ENV, raising=False)
     assert Embedder().name == f"{DEFAULT_MODEL}@int8"
     assert Embedder(backend="fp32").name == DEFAULT_MODEL
     assert Embedder(device="cuda").backend == "fp32"  # dynamic quantization is CPU-only
-    monkeypatch.setenv(BACKEND_ENV, "fp32")
-    assert Embedder().backend == "fp32"
+    monkeypatch.setenv("GREPRAG_DENSE_BACKEND", "fp32")
+    assert Embedder(backend=load_settings(None).dense_backend).backend == "fp32"
     with pytest.raises(ValueError, match="unknown dense backend"):
         Embedder(backend="onnx")

@@ -9,8 +9,8 @@ import time
 import pytest
 from openai_stub import OpenAIStub
 
+from greprag.config import load_settings
 from greprag.context import ImportRef, LocalContext
-from greprag.llm import configured_model
 from greprag.llm_router import LLMRouter, RouterError, main_identifier, parse_answer
 from greprag.models import Query
 from greprag.query_validation import QueryRejected, validate_plan, validate_query
@@ -174,8 +174,7 @@ def test_settings_come_from_the_environment(stub, ctx, monkeypatch):
     monkeypatch.setenv("GREPRAG_API_BASE", stub.api_base)
     monkeypatch.setenv("GREPRAG_API_KEY", "sk-env")
     stub.reply(json.dumps(GOOD_PLAN["queries"]))  # a bare list is a plan too
-    assert configured_model() == MODEL
-    plan = LLMRouter(timeout=5.0).plan(ctx)
+    plan = LLMRouter.from_settings(load_settings(None, llm_timeout=5.0)).plan(ctx)
     assert len(plan.queries) == 5
     assert stub.headers[0]["authorization"] == "Bearer sk-env"
 
@@ -183,7 +182,7 @@ def test_settings_come_from_the_environment(stub, ctx, monkeypatch):
 def test_no_model_configured_raises(ctx, monkeypatch):
     monkeypatch.delenv("GREPRAG_MODEL", raising=False)
     with pytest.raises(RouterError, match="GREPRAG_MODEL"):
-        LLMRouter().plan(ctx)
+        LLMRouter.from_settings(load_settings(None)).plan(ctx)
 
 
 # --- parsing ---------------------------------------------------------------------------

@@ -4,8 +4,8 @@ Backend ``int8`` (the default on CPU) applies torch dynamic quantization to the 
 Linear layers. Measured on the 2-core box (MiniLM-L6, 128 word pieces): 230 chunks/s
 against 80 for ``fp32`` (cold index of a 113k-line repo in 26 s instead of 82 s), a 4 ms
 query embedding instead of 9 ms, and the same end-to-end gold recall on the benchmark
-(docs/benchmarks.md, "Dense route"). ``fp32`` stays selectable (``backend=`` or
-``$GREPRAG_DENSE_BACKEND``); each backend keeps its own index (its name carries
+(docs/benchmarks.md, "Dense route"). ``fp32`` stays selectable (the ``dense_backend``
+setting or ``$GREPRAG_DENSE_BACKEND``); each backend keeps its own index (its name carries
 ``@int8``), since their vectors differ slightly.
 """
 
@@ -24,7 +24,6 @@ BATCH_SIZE = 32
 INITIAL_TEXTS_PER_S = 50.0
 BACKENDS = ("int8", "fp32")
 DEFAULT_BACKEND = "int8"
-BACKEND_ENV = "GREPRAG_DENSE_BACKEND"
 
 
 def resolve_model(model: str | None) -> str:
@@ -44,8 +43,8 @@ def offline_default(model_path: str) -> bool:
 
 
 def choose_backend(backend: str | None, device: str = "cpu") -> str:
-    """``backend``, else ``$GREPRAG_DENSE_BACKEND``, else int8 (CPU only: fp32 elsewhere)."""
-    chosen = backend or os.environ.get(BACKEND_ENV) or DEFAULT_BACKEND
+    """``backend``, else int8 (CPU only: fp32 elsewhere)."""
+    chosen = backend or DEFAULT_BACKEND
     if chosen not in BACKENDS:
         raise ValueError(f"unknown dense backend {chosen!r} (choose from {', '.join(BACKENDS)})")
     return chosen if device == "cpu" else "fp32"

@@ -53,10 +53,10 @@ class Changes:
         return bool(self.changed or self.deleted or self.touched)
 
 
-def list_files(repo: Path) -> list[str]:
+def list_files(repo: Path, rg_path: str | None = None) -> list[str]:
     """Indexable files under ``repo`` (repo-relative, ``/``), honoring ignore files."""
     out = subprocess.run(
-        files_argv(find_rg()),
+        files_argv(find_rg(rg_path)),
         cwd=repo,
         capture_output=True,
         check=False,
@@ -100,11 +100,13 @@ def file_sha(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-def detect_changes(repo: Path, files: dict[str, FileState], dirs: dict[str, int]) -> Changes:
+def detect_changes(
+    repo: Path, files: dict[str, FileState], dirs: dict[str, int], rg_path: str | None = None
+) -> Changes:
     """Compare the disk with ``files``; lists the tree only when a directory changed."""
     now = time.time_ns()
     relist = _dirs_changed(repo, dirs)
-    paths = list_files(repo) if relist else sorted(files)
+    paths = list_files(repo, rg_path) if relist else sorted(files)
     changes = Changes(dirs=_dir_mtimes(repo, paths, now) if relist else dirs)
     seen = set()
     for path in paths:

@@ -43,9 +43,15 @@ class DenseIndex:
     """The incremental dense index of one repo for one embedding model."""
 
     def __init__(
-        self, repo: Path, *, embedder: Embedder | None = None, cache_dir: Path | None = None
+        self,
+        repo: Path,
+        *,
+        embedder: Embedder | None = None,
+        cache_dir: Path | None = None,
+        rg_path: str | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
+        self.rg_path = rg_path
         self.embedder = embedder or Embedder()
         self.folder = index_dir(self.repo, cache_dir)
         self.path = snapshot_path(self.folder, self.embedder.name)
@@ -99,7 +105,10 @@ class DenseIndex:
         self.reload()
         snapshot = self.snapshot
         return detect_changes(
-            self.repo, snapshot.files if snapshot else {}, snapshot.dirs if snapshot else {}
+            self.repo,
+            snapshot.files if snapshot else {},
+            snapshot.dirs if snapshot else {},
+            self.rg_path,
         )
 
     def update(

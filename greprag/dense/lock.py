@@ -10,12 +10,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-TEST_PAUSE_ENV = "GREPRAG_DENSE_TEST_PAUSE_S"
+from greprag.config import dense_test_pause_s
 
 
 def test_pause() -> None:
     """Sleep ``$GREPRAG_DENSE_TEST_PAUSE_S`` seconds: lets tests kill a writer mid-write."""
-    pause = float(os.environ.get(TEST_PAUSE_ENV) or 0)
+    pause = dense_test_pause_s()
     if pause > 0:
         time.sleep(pause)
 

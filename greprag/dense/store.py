@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from greprag.config import cache_root
 from greprag.dense.chunks import CHUNKER_VERSION
 from greprag.dense.freshness import FileState
 from greprag.dense.lock import atomic_write
@@ -31,11 +32,10 @@ NPROBE = 32
 
 
 def index_dir(repo: Path, cache_dir: Path | None = None) -> Path:
-    """``<cache>/<repo-name>-<hash>``; cache: argument, ``$GREPRAG_CACHE_DIR/dense``, or
-    ``~/.cache/greprag/dense``."""
+    """``<cache>/<repo-name>-<hash>``; cache: the argument, else ``<cache root>/dense``
+    (``greprag.config.cache_root``)."""
     if cache_dir is None:
-        env = os.environ.get("GREPRAG_CACHE_DIR")
-        cache_dir = Path(env) / "dense" if env else Path.home() / ".cache" / "greprag" / "dense"
+        cache_dir = cache_root() / "dense"
     real = Path(os.path.realpath(repo))
     digest = hashlib.sha1(str(real).encode()).hexdigest()[:16]
     return Path(cache_dir).expanduser() / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', real.name)}-{digest}"

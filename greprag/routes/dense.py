@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from greprag.context import LocalContext
+from greprag.files import read_text
 from greprag.models import Candidate
 
 QUERY_PROSE_CHARS = 600
@@ -61,6 +62,7 @@ class DenseRoute:
         local_files_only: bool | None = None,
         device: str | None = None,
         backend: str | None = None,
+        rg_path: str | None = None,
     ) -> None:
         from greprag.dense.embed import Embedder
         from greprag.dense.index import DenseIndex
@@ -70,7 +72,9 @@ class DenseRoute:
         self.embedder = Embedder(
             model, local_files_only=local_files_only, device=device, backend=backend
         )
-        self.index = DenseIndex(self.repo, embedder=self.embedder, cache_dir=cache_dir)
+        self.index = DenseIndex(
+            self.repo, embedder=self.embedder, cache_dir=cache_dir, rg_path=rg_path
+        )
 
     def search(self, query_text: str, k: int = 20, *, exclude_path: str | None = None) -> DenseHits:
         """The ``k`` chunks most similar to ``query_text``, from fresh files only."""
@@ -100,11 +104,10 @@ class DenseRoute:
         return DenseHits(candidates, sorted(report.stale), notes, timings)
 
     def _candidate(self, row, score: float) -> Candidate | None:  # row: greprag.dense.store.Row
-        try:
-            lines = (self.repo / row.path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        content = read_text(self.repo, row.path)  # index rows are data: checked at read time
+        if content is None:
             return None
-        text = "\n".join(lines.splitlines()[row.start_line - 1 : row.end_line])
+        text = "\n".join(content.splitlines()[row.start_line - 1 : row.end_line])
         return Candidate(
             path=row.path,
             start_line=row.start_line,

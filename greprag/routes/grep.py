@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from greprag.errors import SearchError
+from greprag.files import inside, read_text
 from greprag.languages import get_language
 from greprag.models import Candidate, Query, QueryPlan, Skip
 from greprag.rg import (
@@ -86,22 +87,28 @@ def _compile(index: int, query: Query) -> _Compiled | None:
 
 
 class FileCache:
-    """Lines of repo files, read once per retrieval (``errors=replace``)."""
+    """Lines of repo files, read once per retrieval (``errors=replace``); a path that
+    resolves outside the repo when it is read gives no lines (``greprag.files``)."""
 
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self.lines: dict[str, list[str]] = {}
+        self._inside: dict[str, bool] = {}
 
     def get(self, path: str) -> list[str]:
         cached = self.lines.get(path)
         if cached is None:
-            try:
-                text = (self.repo / path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = ""
+            text = read_text(self.repo, path) or ""
             cached = text.splitlines()
             self.lines[path] = cached
         return cached
+
+    def allowed(self, path: str) -> bool:
+        """``path`` resolves inside the repo now (not a symlink out, no ``..``)."""
+        known = self._inside.get(path)
+        if known is None:
+            known = self._inside[path] = inside(self.repo, path) is not None
+        return known
 
 
 class GrepRoute:
@@ -153,7 +160,11 @@ class GrepRoute:
         matches, skipped = self._run(compiled)
         hits_by_query: dict[int, list[RgMatch]] = defaultdict(list)
         minified: set[str] = set()
+        outside: set[str] = set()
         for match in matches:
+            if not files.allowed(match.path):
+                outside.add(match.path)  # rg follows listed symlinks: never past the root
+                continue
             if match.path == exclude_path and not (
                 admit_above_cursor and cursor_line is not None and match.line_number < cursor_line
             ):
@@ -171,6 +182,7 @@ class GrepRoute:
         skipped += [
             Skip(p, f"minified line (over {self.max_line_chars} chars)") for p in sorted(minified)
         ]
+        skipped += [Skip(p, "resolves outside the repository") for p in sorted(outside)]
         kept = self._narrow(hits_by_query, stats)
         candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
         return GrepHits(candidates=candidates, skipped=skipped, stats=stats)

@@ -1,0 +1,83 @@
+"""Reading repository files without ever leaving the root.
+
+Every path, whatever its source (rg output, a dense index row, an import, a client),
+is checked when it is read, not when it was listed: a file swapped for a symlink to
+``/etc/passwd`` after the listing is refused at open time. On Linux the check reads
+the path of the opened descriptor itself (``/proc/self/fd``), so no swap between the
+check and the read can slip through; elsewhere the real path is checked before opening.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path, PurePosixPath
+
+__all__ = ["inside", "read_bytes", "read_text", "safe_relative"]
+
+_PROC_FD = Path("/proc/self/fd")
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def safe_relative(path: str) -> str | None:
+    """``path`` as a clean repo-relative POSIX path, or None if it could point outside
+    (absolute, ``..``, NUL, empty)."""
+    if not path or "\x00" in path or "\\" in path:
+        return None
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or ".." in pure.parts:
+        return None
+    clean = pure.as_posix()
+    return None if clean in ("", ".") else clean
+
+
+def _within(root: str, real: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def inside(root: Path, path: str) -> Path | None:
+    """The real location of repo-relative ``path`` if it stays under ``root`` (itself a
+    real path), else None. Symlinks inside the root that point inside it are fine."""
+    clean = safe_relative(path)
+    if clean is None:
+        return None
+    real = os.path.realpath(os.path.join(root, clean))
+    return Path(real) if _within(str(root), real) else None
+
+
+def read_bytes(root: Path, path: str, limit: int | None = None) -> bytes | None:
+    """The bytes of ``root/path``, or None when it is outside the root, not a regular
+    file, unreadable, or (with ``limit``) larger than ``limit`` bytes."""
+    real = inside(root, path)
+    if real is None:
+        return None
+    try:
+        fd = os.open(real, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (limit is not None and info.st_size > limit):
+            return None
+        if _PROC_FD.is_dir():
+            try:
+                opened = os.readlink(_PROC_FD / str(fd))
+            except OSError:
+                return None
+            if not _within(str(root), opened):
+                return None
+        os.set_blocking(fd, True)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_text(root: Path, path: str) -> str | None:
+    """``read_bytes`` decoded as UTF-8 (undecodable bytes replaced), or None."""
+    data = read_bytes(root, path)
+    return None if data is None else data.decode("utf-8", errors="replace")
