@@ -111,6 +111,7 @@ def main() -> None:
     print("embedding throughput (torch, 2 threads, batch 32):")
     throughput([c.text for c in chunks[:: max(1, len(chunks) // args.sample)]][: args.sample])
 
+    from greprag.routes import RouteRequest
     from greprag.routes.dense import DenseRoute
 
     cache = Path(tempfile.mkdtemp(prefix="greprag-dense-perf-"))
@@ -139,14 +140,14 @@ def main() -> None:
         )
     finally:
         victim.write_text(original)
-    route.search("warm up")
+    route.search(RouteRequest.of_text(route.repo, "warm up"))
     time.sleep(2.5)  # past the racy-timestamp window of the file just restored
-    route.search("warm up")
+    route.search(RouteRequest.of_text(route.repo, "warm up"))
     totals, parts = [], {"dense_embed": [], "dense_refresh": [], "dense_search": []}
     for _ in range(5):
         for query in QUERIES:
             started = time.perf_counter()
-            hits = route.search(query, k=20)
+            hits = route.search(RouteRequest.of_text(route.repo, query, k=20))
             totals.append((time.perf_counter() - started) * 1000)
             for key in parts:
                 parts[key].append(hits.timings[key])
@@ -159,9 +160,10 @@ def main() -> None:
 
     probe = (
         f"import time; t=time.perf_counter(); from pathlib import Path;"
+        f"from greprag.routes import RouteRequest;"
         f"from greprag.routes.dense import DenseRoute;"
         f"r=DenseRoute(Path({str(repo)!r}), cache_dir=Path({str(cache)!r}));"
-        f"h=r.search('open a database connection');"
+        f"h=r.search(RouteRequest.of_text(r.repo, 'open a database connection'));"
         f"print(round(time.perf_counter()-t,2), h.notes,"
         f"{{k: round(v) for k, v in h.timings.items()}})"
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -128,24 +127,17 @@ def retrieve(
     inputs = _inputs(file, line, column, stdin, language)
     retriever = _retriever(repo, budget=budget, router=router, model=model, routes=routes)
     result = _run(lambda: retriever.retrieve(**inputs))
+    from greprag import render
+
     for note in result.fallbacks:
         typer.echo(f"greprag: note: {note}", err=True)
     if json_out:
-        payload = result.to_dict()
-        if explain:
-            payload["explain"] = result.explain
-        typer.echo(json.dumps(payload, indent=2))
+        typer.echo(render.render_json(result, explain=explain))
         return
     typer.echo(result.context, nl=False)
     if explain:
-        from greprag.explain import render_explain
-
-        typer.echo(render_explain(result))
-    summary = (
-        f"{len(result.blocks)} blocks, {result.tokens} tokens, "
-        f"{result.timings.get('total', 0):.1f} ms, router {result.router}"
-    )
-    typer.echo(f"greprag: {summary}", err=True)
+        typer.echo("\n" + render.render_explain(result))
+    typer.echo(f"greprag: {render.render_summary(result)}", err=True)
 
 
 @app.command(help=QUERIES_HELP)
@@ -164,25 +156,12 @@ def queries(
     inputs = _inputs(file, line, column, stdin, language)
     retriever = _retriever(repo, router=router, model=model)
     plan = _run(lambda: retriever.plan(**inputs))
+    from greprag import render
+
     if json_out:
-        typer.echo(
-            json.dumps(
-                {
-                    "router": plan.router,
-                    "queries": [q.to_dict() for q in plan.queries],
-                    "synonyms": plan.synonyms,
-                    "fallbacks": plan.fallbacks,
-                },
-                indent=2,
-            )
-        )
-        return
-    for i, q in enumerate(plan.queries, 1):
-        mode = "-F" if q.fixed else "-e"
-        lang = f" --type {q.lang}" if q.lang else ""
-        typer.echo(
-            f"{i:2d}. [{q.kind:8s} {q.purpose:10s} w={q.weight:.2f}] rg{lang} {mode} {q.pattern!r}"
-        )
+        typer.echo(render.render_plan_json(plan))
+    else:
+        typer.echo(render.render_plan(plan, retriever.grep.rg if retriever.grep else "rg"))
     for note in plan.fallbacks:
         typer.echo(f"greprag: note: {note}", err=True)
 

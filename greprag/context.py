@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from greprag.errors import RetrievalError
+from greprag.files import read_text
+from greprag.languages import get_language, language_for_path
 
 
 @dataclass(frozen=True)
@@ -286,3 +291,61 @@ def build_local_context(
     _bindings(lines, ctx)
     ctx.empty_body = _empty_body(lines, prefix, lang)
     return ctx
+
+
+def context_at(
+    root: Path,
+    file: str | Path,
+    line: int | None,
+    column: int | None = None,
+    *,
+    language: str | None = None,
+    window_lines: int = WINDOW_LINES,
+) -> LocalContext:
+    """The LocalContext at (file, line, column) of the repo at ``root`` (a real path).
+
+    Raises ``RetrievalError`` for a file outside the repo or missing, and a line or column
+    past the end.
+    """
+    path = Path(file)
+    full = (path if path.is_absolute() else root / path).resolve()
+    try:
+        relative = full.relative_to(root).as_posix()
+    except ValueError:
+        raise RetrievalError(f"file is outside the repository: {file}") from None
+    if not full.is_file():
+        raise RetrievalError(f"file not found: {file}")
+    text = read_text(root, relative)
+    if text is None:
+        raise RetrievalError(f"cannot read {relative}")
+    lines = text.split("\n")
+    if line is None:
+        raise RetrievalError("a line number is needed with --file")
+    if not 1 <= line <= len(lines):
+        raise RetrievalError(f"line {line} is past the end of {relative} ({len(lines)} lines)")
+    current = lines[line - 1]
+    col = len(current) if column is None else column
+    if not 0 <= col <= len(current):
+        raise RetrievalError(f"column {col} is past the end of line {line} ({len(current)} chars)")
+    before = "\n".join([*lines[: line - 1], current[:col]])
+    lang = get_language(language) or language_for_path(relative)
+    return build_local_context(
+        before,
+        path=relative,
+        lang=lang.name if lang else None,
+        line=line,
+        column=col,
+        window_lines=window_lines,
+    )
+
+
+def context_of_text(
+    left_context: str, *, language: str | None = None, window_lines: int = WINDOW_LINES
+) -> LocalContext:
+    """The LocalContext after ``left_context`` (code before the cursor, no file)."""
+    lang = get_language(language)
+    if language and lang is None:
+        raise RetrievalError(f"unknown language: {language}")
+    return build_local_context(
+        left_context, lang=lang.name if lang else None, window_lines=window_lines
+    )

@@ -1,46 +1,57 @@
-"""Human-readable ``--explain`` report of a Result."""
+"""The ``Explain`` record of a retrieval: the cursor as understood, each query's hits, merges."""
 
 from __future__ import annotations
 
-from greprag.models import Result
+from greprag.context import LocalContext
+from greprag.fusion.dedup import MergedRange
+from greprag.models import Explain, MergeReport, QueryPlan, QueryReport
+from greprag.routes import QueryStats
+
+__all__ = ["explain_retrieval"]
 
 
-def render_explain(result: Result) -> str:
-    """Queries with hits, merged ranges, packed blocks, drops, skips and timings."""
-    ex = result.explain
-    out = ["", "== explain =="]
-    ctx = ex.get("local_context", {})
-    out.append(
-        f"cursor: {ctx.get('path')}:{ctx.get('line')}:{ctx.get('column')} "
-        f"lang={ctx.get('lang')} class={ctx.get('enclosing_class')} "
-        f"function={ctx.get('enclosing_function')} empty_body={ctx.get('empty_body')}"
+def explain_retrieval(
+    ctx: LocalContext,
+    imported: dict[str, str],
+    plan: QueryPlan,
+    stats: list[QueryStats],
+    candidates: int,
+    emitted: list[MergedRange],
+) -> Explain:
+    """What ``--explain`` shows; ``stats`` has one entry per query of ``plan``."""
+    by_index = {st.index: st for st in stats}
+    queries = []
+    for i, q in enumerate(plan.queries):
+        st = by_index.get(i, QueryStats(i))
+        queries.append(
+            QueryReport(
+                q.pattern,
+                q.kind,
+                q.purpose,
+                round(q.weight, 3),
+                st.hits,
+                st.files,
+                st.kept,
+                st.note,
+            )
+        )
+    return Explain(
+        local_context={
+            "path": ctx.path,
+            "lang": ctx.lang,
+            "line": ctx.line,
+            "column": ctx.column,
+            "enclosing_class": ctx.enclosing_class,
+            "enclosing_function": ctx.enclosing_function,
+            "class_bases": ctx.class_bases,
+            "empty_body": ctx.empty_body,
+            "imports_in_repo": imported,
+        },
+        queries=queries,
+        candidates=candidates,
+        merged=[
+            MergeReport(r.path, r.start_line, r.end_line, r.members, round(r.score, 4))
+            for r in emitted
+            if r.members > 1
+        ],
     )
-    if ctx.get("imports_in_repo"):
-        traced = ", ".join(f"{k} → {v}" for k, v in ctx["imports_in_repo"].items())
-        out.append(f"imports traced: {traced}")
-    out.append(f"router: {result.router}")
-    out.append("queries (pattern | kind | purpose | weight | hits/files → kept | note):")
-    for i, q in enumerate(ex.get("queries", []), 1):
-        out.append(
-            f"  {i:2d}. {q['pattern']} | {q['kind']} | {q['purpose']} | {q['weight']} | "
-            f"{q['hits']}/{q['files']} → {q['kept']} | {q['note']}"
-        )
-    out.append(f"candidates: {ex.get('candidates', 0)}")
-    for m in ex.get("merged", []):
-        out.append(
-            f"  merged {m['members']} hits into {m['path']}:{m['start_line']}-{m['end_line']} "
-            f"(score {m['score']})"
-        )
-    out.append("blocks (score | tokens):")
-    for b in result.blocks:
-        kind = " outline" if b.outline else ""
-        out.append(f"  {b.path}:{b.start_line}-{b.end_line}{kind} | {b.score} | {b.tokens}")
-    for d in result.dropped:
-        out.append(f"  dropped {d.path}:{d.start_line}-{d.end_line} ({d.score}): {d.reason}")
-    for s in result.skipped:
-        out.append(f"  skipped {s.path}: {s.reason}")
-    for note in result.fallbacks:
-        out.append(f"  fallback: {note}")
-    timings = ", ".join(f"{k} {v:.1f} ms" for k, v in result.timings.items())
-    out.append(f"timings: {timings}")
-    return "\n".join(out)

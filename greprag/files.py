@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
-__all__ = ["inside", "read_bytes", "read_text", "safe_relative"]
+__all__ = ["FileCache", "inside", "read_bytes", "read_text", "safe_relative"]
 
 _PROC_FD = Path("/proc/self/fd")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -81,3 +81,28 @@ def read_text(root: Path, path: str) -> str | None:
     """``read_bytes`` decoded as UTF-8 (undecodable bytes replaced), or None."""
     data = read_bytes(root, path)
     return None if data is None else data.decode("utf-8", errors="replace")
+
+
+class FileCache:
+    """Lines of repo files, read once per retrieval (``errors=replace``); a path that
+    resolves outside the repo when it is read gives no lines."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.lines: dict[str, list[str]] = {}
+        self._inside: dict[str, bool] = {}
+
+    def get(self, path: str) -> list[str]:
+        cached = self.lines.get(path)
+        if cached is None:
+            text = read_text(self.repo, path) or ""
+            cached = text.splitlines()
+            self.lines[path] = cached
+        return cached
+
+    def allowed(self, path: str) -> bool:
+        """``path`` resolves inside the repo now (not a symlink out, no ``..``)."""
+        known = self._inside.get(path)
+        if known is None:
+            known = self._inside[path] = inside(self.repo, path) is not None
+        return known

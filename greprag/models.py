@@ -101,6 +101,45 @@ class Drop:
     score: float = 0.0
 
 
+@dataclass(frozen=True)
+class QueryReport:
+    """One query of the plan, as ``--explain`` shows it: what it found and kept."""
+
+    pattern: str
+    kind: str
+    purpose: str
+    weight: float
+    hits: int
+    files: int
+    kept: int
+    note: str
+
+
+@dataclass(frozen=True)
+class MergeReport:
+    """Several hits merged into one block."""
+
+    path: str
+    start_line: int
+    end_line: int
+    members: int
+    score: float
+
+
+@dataclass
+class Explain:
+    """Why a retrieval came out as it did: the cursor as understood, each query's
+    hits, and which hits were merged (``--explain``)."""
+
+    local_context: dict[str, Any]
+    queries: list[QueryReport]
+    candidates: int
+    merged: list[MergeReport]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 @dataclass
 class Result:
     """Everything one retrieval produced; ``context`` is prompt-ready."""
@@ -115,7 +154,7 @@ class Result:
     skipped: list[Skip] = field(default_factory=list)
     dropped: list[Drop] = field(default_factory=list)
     routes: dict[str, str] = field(default_factory=dict)
-    explain: dict[str, Any] = field(default_factory=dict)
+    explain: Explain | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON shape printed by ``greprag retrieve --json``."""

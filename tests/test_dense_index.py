@@ -119,6 +119,12 @@ def test_incremental_edit_add_delete_rename(repo: Path, tmp_path: Path, embedder
     assert not pending.changed and not pending.deleted and spans(again) == spans(index)
 
 
+def _ask(repo: Path, text: str, **kwargs):  # -> RouteRequest
+    from greprag.routes import RouteRequest
+
+    return RouteRequest.of_text(repo.resolve(), text, **kwargs)
+
+
 def test_stale_files_never_reach_the_result(repo: Path, tmp_path: Path, embedder):
     from greprag.routes.dense import DenseRoute
 
@@ -126,18 +132,18 @@ def test_stale_files_never_reach_the_result(repo: Path, tmp_path: Path, embedder
     route = DenseRoute(repo, cache_dir=tmp_path / "cache", stale_bound_s=0.0)
     route.embedder = route.index.embedder = embedder
     query = "open a TCP connection to a remote server"
-    assert "pkg/net.py" in [c.path for c in route.search(query).candidates[:2]]
+    assert "pkg/net.py" in [c.path for c in route.search(_ask(repo, query)).candidates[:2]]
 
     (repo / "pkg/net.py").write_text(FILES["pkg/net.py"].replace("TCP", "UDP datagram"))
     (repo / "pkg/udp.py").write_text("def send_datagram(sock, data):\n    sock.sendto(data)\n")
-    hits = route.search(query)
-    assert hits.stale_paths == ["pkg/net.py", "pkg/udp.py"]
-    assert all(c.path not in hits.stale_paths for c in hits.candidates)
+    hits = route.search(_ask(repo, query))
+    assert [s.path for s in hits.skipped] == ["pkg/net.py", "pkg/udp.py"]
+    assert all(c.path not in {s.path for s in hits.skipped} for c in hits.candidates)
     assert any("left out" in note for note in hits.notes)
 
     route.stale_bound_s = 30.0
-    fresh = route.search(query, exclude_path="README.md")
-    assert fresh.stale_paths == []
+    fresh = route.search(_ask(repo, query, exclude_path="README.md"))
+    assert fresh.skipped == []
     net = next(c for c in fresh.candidates if c.path == "pkg/net.py")
     assert "UDP datagram" in net.text
     assert "pkg/udp.py" in {c.path for c in fresh.candidates}

@@ -14,7 +14,7 @@ import pytest
 
 from greprag import Retriever
 from greprag.config import REPO_SETTINGS, Settings, load_settings
-from greprag.files import inside, read_bytes, safe_relative
+from greprag.files import FileCache, inside, read_bytes, safe_relative
 from tests.conftest import cursor
 
 SECRET = "TOP_SECRET_OUTSIDE_THE_REPO"
@@ -204,6 +204,7 @@ def test_dense_rows_are_checked_against_the_root_when_read(tmp_path):
     hostile = Row(id=1, path="../../../../etc/passwd", start_line=1, end_line=5, symbol="", key="k")
     absolute = Row(id=2, path="/etc/passwd", start_line=1, end_line=5, symbol="", key="k")
     good = Row(id=3, path="a.py", start_line=1, end_line=2, symbol="f", key="k")
-    assert route._candidate(hostile, 0.9) is None
-    assert route._candidate(absolute, 0.9) is None
-    assert route._candidate(good, 0.5).text == "def f():\n    return 1"
+    files = FileCache(route.repo)
+    assert route._candidate(hostile, 0.9, files) is None
+    assert route._candidate(absolute, 0.9, files) is None
+    assert route._candidate(good, 0.5, files).text == "def f():\n    return 1"

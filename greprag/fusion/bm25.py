@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from greprag.languages import words
@@ -102,22 +103,30 @@ def jaccard_scores(documents: Sequence[Iterable[str]], query: Iterable[str]) -> 
     return scores
 
 
-def rerank(candidates: list[Candidate], query_text: str, method: str = "bm25") -> list[Candidate]:
-    """Score candidates against ``query_text`` with ``method`` (bm25, jaccard or none).
+Scorer = Callable[[Sequence[list[str]], list[str]], list[float]]
+# Re-rankers by name (the ``rerank`` setting); ``none`` keeps the route's own order.
+RERANKERS: dict[str, Scorer | None] = {
+    "bm25": bm25_scores,
+    "jaccard": jaccard_scores,
+    "none": None,
+}
 
-    Scores go to ``Candidate.score``; the list comes back sorted best first (stable, so
-    with ``none`` the route's own order is kept).
-    """
-    if method == "none" or not candidates:
+
+def rerank_scores(texts: Sequence[str], query_text: str, method: str = "bm25") -> list[float]:
+    """The score of each text against ``query_text`` by ``method`` (all 0.0 for ``none``)."""
+    if method not in RERANKERS:
+        raise ValueError(f"unknown rerank method: {method!r} ({', '.join(RERANKERS)})")
+    scorer = RERANKERS[method]
+    if scorer is None or not texts:
+        return [0.0] * len(texts)
+    return scorer([code_tokens(text) for text in texts], code_tokens(query_text))
+
+
+def rerank(candidates: list[Candidate], query_text: str, method: str = "bm25") -> list[Candidate]:
+    """New candidates scored against ``query_text`` by ``method``, best first (stable, so
+    with ``none`` the route's own order is kept and the scores are left as they were)."""
+    if method == "none":
         return list(candidates)
-    documents = [code_tokens(c.text) for c in candidates]
-    query = code_tokens(query_text)
-    if method == "bm25":
-        scores = bm25_scores(documents, query)
-    elif method == "jaccard":
-        scores = jaccard_scores(documents, query)
-    else:
-        raise ValueError(f"unknown rerank method: {method!r} (bm25, jaccard or none)")
-    for candidate, score in zip(candidates, scores, strict=True):
-        candidate.score = score
-    return sorted(candidates, key=lambda c: -c.score)
+    scores = rerank_scores([c.text for c in candidates], query_text, method)
+    scored = [replace(c, score=s) for c, s in zip(candidates, scores, strict=True)]
+    return sorted(scored, key=lambda c: -c.score)

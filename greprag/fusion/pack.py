@@ -17,6 +17,7 @@ from greprag import blocks as syntax
 from greprag.fusion.dedup import MergedRange
 from greprag.languages import language_for_path
 from greprag.models import Block, Drop
+from greprag.render import block_text, render_context
 from greprag.tokens import count_tokens
 
 LinesOf = Callable[[str], list[str]]
@@ -28,20 +29,6 @@ class Packed:
     context: str
     tokens: int
     dropped: list[Drop]
-
-
-def _comment(path: str) -> str:
-    lang = language_for_path(path)
-    return lang.line_comment if lang else "#"
-
-
-def _render(block: Block) -> str:
-    return f"{block.header(_comment(block.path))}\n{block.text}\n"
-
-
-def render_context(blocks: list[Block]) -> str:
-    """The prompt-ready context: each block under a comment naming its file and lines."""
-    return "\n".join(_render(b) for b in blocks)
 
 
 def _elide(lines: list[str], keep: set[int], start: int, end: int) -> str:
@@ -111,7 +98,7 @@ def _first_fitting(
     forms = list(shortened_forms(item.path, lines, item))
     for index, text in enumerate(forms):
         block = Block(item.path, item.start_line, end, text, score, item.route, outline=True)
-        block.tokens = count_tokens(_render(block), encoding)
+        block.tokens = count_tokens(block_text(block), encoding)
         limit = left if index == len(forms) - 1 else cap
         if block.tokens <= limit:
             return block
@@ -158,7 +145,7 @@ def pack(
             score=round(item.score, 4),
             route=item.route,
         )
-        whole.tokens = count_tokens(_render(whole), encoding)
+        whole.tokens = count_tokens(block_text(whole), encoding)
         left = budget - used
         limit = min(cap, max_usage_tokens) if item.usage_only and max_usage_tokens else cap
         if whole.tokens <= min(limit, left) and not item.outline_only:

@@ -1,1 +1,95 @@
-"""Retrieval routes: each turns a plan (and local context) into candidates."""
+"""Routes: each searches the repository for one request and returns candidates.
+
+A *router* (``greprag.router``) decides what to look for: a ``QueryPlan`` of validated rg
+queries. A *route* runs a request against the repository and says what it found:
+
+- ``grep``  (``GrepRoute``)  runs the plan's queries in one rg pass per language;
+- ``dense`` (``DenseRoute``) embeds the cursor or question and searches the chunk index;
+- ``static`` (``StaticRoute``) returns fixed candidates: for tests and examples, the way
+  httpx keeps ``MockTransport`` beside its real transports.
+
+Every route takes a ``RouteRequest`` and returns ``RouteHits`` (candidates, skips, notes,
+per-query stats, timings); only ``greprag.fusion`` ranks across routes and packs the budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from greprag.context import LocalContext, build_local_context
+from greprag.files import FileCache
+from greprag.models import Candidate, QueryPlan, Skip
+
+__all__ = ["QueryStats", "Route", "RouteHits", "RouteRequest"]
+
+
+@dataclass
+class RouteRequest:
+    """What one retrieval asks of every route.
+
+    ``files`` is the retrieval's shared line cache (every route reads through it, so a
+    file is read once and never from outside the root). ``exclude_path`` is the file under
+    the cursor: its lines never come back, except those above ``cursor_line`` when
+    ``admit_above_cursor``. ``text`` is what a text route embeds; ``k`` how many candidates
+    such a route returns.
+    """
+
+    plan: QueryPlan
+    ctx: LocalContext
+    files: FileCache
+    exclude_path: str | None = None
+    cursor_line: int | None = None
+    admit_above_cursor: bool = False
+    text: str = ""
+    k: int = 20
+
+    @classmethod
+    def of_text(
+        cls, repo: Path, text: str, *, k: int = 20, exclude_path: str | None = None
+    ) -> RouteRequest:
+        """A request for a text route alone (no plan, no cursor): ``DenseRoute`` tests and
+        benchmarks."""
+        return cls(
+            QueryPlan(queries=[]),
+            build_local_context(text),
+            FileCache(repo),
+            exclude_path=exclude_path,
+            text=text,
+            k=k,
+        )
+
+
+@dataclass
+class QueryStats:
+    """What one query of the plan found: matched lines, files, and whether it was narrowed."""
+
+    index: int
+    hits: int = 0
+    files: int = 0
+    kept: int = 0
+    note: str = ""
+
+
+@dataclass
+class RouteHits:
+    """One route's answer: candidates best first (a route's own order), and what it skipped."""
+
+    route: str
+    candidates: list[Candidate]
+    skipped: list[Skip] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    stats: list[QueryStats] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Route(Protocol):
+    """A way of finding candidates; ``name`` labels its candidates and timings."""
+
+    name: str
+
+    def search(self, request: RouteRequest) -> RouteHits:
+        """Search for ``request``; per-file problems are skips, never exceptions."""
+        ...

@@ -1,7 +1,7 @@
 """The dense route: embed the local context, search the repo's chunk index, never stale.
 
 Each search first brings the index up to date (changed files re-chunked and re-embedded
-within ``stale_bound_s``); files that do not fit are listed in ``stale_paths`` and none
+within ``stale_bound_s``); files that do not fit come back as skips and none
 of their chunks is returned. Candidate text is read from the file as it is now.
 """
 
@@ -9,19 +9,31 @@ from __future__ import annotations
 
 import importlib.util
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from greprag.config import Settings
 from greprag.context import LocalContext
-from greprag.files import read_text
-from greprag.models import Candidate
+from greprag.files import FileCache
+from greprag.models import Candidate, Skip
+from greprag.routes import RouteHits, RouteRequest
 
 QUERY_PROSE_CHARS = 600
+STALE_REASON = "changed since the dense index (over the stale bound): dense left it out"
 
 
 def dense_available() -> bool:
     """True when the dense extra (sentence-transformers, faiss) is installed; imports nothing."""
     return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", "faiss"))
+
+
+def has_index(repo: Path, settings: Settings) -> bool:
+    """An index exists for this repo, model and backend (an old one would be all stale).
+    Loads no model."""
+    from greprag.dense.embed import Embedder
+    from greprag.dense.store import index_dir, snapshot_path
+
+    embedder = Embedder(settings.dense_model or None, backend=settings.dense_backend or None)
+    return snapshot_path(index_dir(repo, settings.dense_cache()), embedder.name).is_file()
 
 
 def dense_query_text(ctx: LocalContext) -> str:
@@ -39,18 +51,10 @@ def dense_query_text(ctx: LocalContext) -> str:
     return lines[-1] if lines else ""
 
 
-@dataclass
-class DenseHits:
-    """What one dense search returned, and what it had to leave out."""
-
-    candidates: list[Candidate]
-    stale_paths: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-
-
 class DenseRoute:
     """Dense retrieval over one repo; keeps the model and index in memory between calls."""
+
+    name = "dense"
 
     def __init__(
         self,
@@ -76,8 +80,23 @@ class DenseRoute:
             self.repo, embedder=self.embedder, cache_dir=cache_dir, rg_path=rg_path
         )
 
-    def search(self, query_text: str, k: int = 20, *, exclude_path: str | None = None) -> DenseHits:
-        """The ``k`` chunks most similar to ``query_text``, from fresh files only."""
+    @classmethod
+    def from_settings(cls, repo: Path, settings: Settings) -> DenseRoute:
+        return cls(
+            repo,
+            model=settings.dense_model or None,
+            cache_dir=settings.dense_cache(),
+            stale_bound_s=settings.stale_bound_s,
+            backend=settings.dense_backend or None,
+            rg_path=settings.rg_path or None,
+        )
+
+    def search(self, request: RouteRequest) -> RouteHits:
+        """The ``request.k`` chunks most similar to ``request.text`` (default: the cursor's
+        ``dense_query_text``), from fresh files only; changed files past ``stale_bound_s``
+        are left out and said so in the notes."""
+        query_text = request.text or dense_query_text(request.ctx)
+        exclude_path = request.exclude_path
         timings: dict[str, float] = {}
         notes: list[str] = []
         loaded = self.embedder.loaded
@@ -98,16 +117,21 @@ class DenseRoute:
             )
         exclude = set(report.stale) | ({exclude_path} if exclude_path else set())
         started = time.perf_counter()
-        hits = self.index.search(vector, k, exclude)
-        candidates = [c for c in (self._candidate(row, score) for row, score in hits) if c]
+        hits = self.index.search(vector, request.k, exclude)
+        candidates = [
+            c for c in (self._candidate(row, score, request.files) for row, score in hits) if c
+        ]
         timings["dense_search"] = (time.perf_counter() - started) * 1000
-        return DenseHits(candidates, sorted(report.stale), notes, timings)
+        stale = [Skip(p, STALE_REASON) for p in sorted(report.stale)]
+        return RouteHits(self.name, candidates, skipped=stale, notes=notes, timings=timings)
 
-    def _candidate(self, row, score: float) -> Candidate | None:  # row: greprag.dense.store.Row
-        content = read_text(self.repo, row.path)  # index rows are data: checked at read time
-        if content is None:
+    def _candidate(self, row, score: float, files: FileCache) -> Candidate | None:
+        """``row`` (a ``greprag.dense.store.Row``: data from disk) as a candidate, its text
+        read now through the containment-checked cache; None if the file is gone or outside."""
+        lines = files.get(row.path)
+        if not lines or row.start_line < 1:
             return None
-        text = "\n".join(content.splitlines()[row.start_line - 1 : row.end_line])
+        text = "\n".join(lines[row.start_line - 1 : row.end_line])
         return Candidate(
             path=row.path,
             start_line=row.start_line,

@@ -15,8 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from greprag.config import Settings
 from greprag.errors import SearchError
-from greprag.files import inside, read_text
+from greprag.files import FileCache
 from greprag.languages import get_language
 from greprag.models import Candidate, Query, QueryPlan, Skip
 from greprag.rg import (
@@ -32,27 +33,10 @@ from greprag.rg import (
     parse_json_lines,
     parse_size,
 )
+from greprag.routes import QueryStats, RouteHits, RouteRequest
 
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 MAX_HITS_PER_QUERY = 200
-
-
-@dataclass
-class QueryStats:
-    """What one query found: matched lines, files, and whether it was narrowed."""
-
-    index: int
-    hits: int = 0
-    files: int = 0
-    kept: int = 0
-    note: str = ""
-
-
-@dataclass
-class GrepHits:
-    candidates: list[Candidate]
-    skipped: list[Skip]
-    stats: list[QueryStats]
 
 
 @dataclass
@@ -86,31 +70,6 @@ def _compile(index: int, query: Query) -> _Compiled | None:
     return _Compiled(index, query, regex, literal)
 
 
-class FileCache:
-    """Lines of repo files, read once per retrieval (``errors=replace``); a path that
-    resolves outside the repo when it is read gives no lines (``greprag.files``)."""
-
-    def __init__(self, repo: Path) -> None:
-        self.repo = repo
-        self.lines: dict[str, list[str]] = {}
-        self._inside: dict[str, bool] = {}
-
-    def get(self, path: str) -> list[str]:
-        cached = self.lines.get(path)
-        if cached is None:
-            text = read_text(self.repo, path) or ""
-            cached = text.splitlines()
-            self.lines[path] = cached
-        return cached
-
-    def allowed(self, path: str) -> bool:
-        """``path`` resolves inside the repo now (not a symlink out, no ``..``)."""
-        known = self._inside.get(path)
-        if known is None:
-            known = self._inside[path] = inside(self.repo, path) is not None
-        return known
-
-
 class GrepRoute:
     """rg → candidate windows around matched lines."""
 
@@ -141,17 +100,26 @@ class GrepRoute:
         self.file_list_ttl = file_list_ttl
         self._file_lists: dict[str | None, tuple[float, list[str]]] = {}
 
-    def search(
-        self,
-        plan: QueryPlan,
-        *,
-        exclude_path: str | None = None,
-        cursor_line: int | None = None,
-        admit_above_cursor: bool = False,
-        files: FileCache | None = None,
-    ) -> GrepHits:
-        """Run the plan; candidates come back in plan priority order (not yet re-ranked)."""
-        files = files or FileCache(self.repo)
+    @classmethod
+    def from_settings(cls, repo: Path, settings: Settings) -> GrepRoute:
+        return cls(
+            repo,
+            rg_path=settings.rg_path or None,
+            max_filesize=settings.max_filesize,
+            max_line_chars=settings.max_line_chars,
+            max_count_per_file=settings.max_count_per_file,
+            flood_files=settings.flood_files,
+            max_candidates=settings.max_candidates,
+            file_list_ttl=settings.file_list_ttl,
+        )
+
+    def search(self, request: RouteRequest) -> RouteHits:
+        """Run the request's plan; candidates come back in plan priority order (not yet
+        re-ranked)."""
+        started = time.perf_counter()
+        plan, files = request.plan, request.files
+        exclude_path, cursor_line = request.exclude_path, request.cursor_line
+        admit_above_cursor = request.admit_above_cursor
         compiled = [c for i, q in enumerate(plan.queries) if (c := _compile(i, q)) is not None]
         stats = [QueryStats(index=i) for i in range(len(plan.queries))]
         for i in range(len(plan.queries)):
@@ -185,7 +153,10 @@ class GrepRoute:
         skipped += [Skip(p, "resolves outside the repository") for p in sorted(outside)]
         kept = self._narrow(hits_by_query, stats)
         candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
-        return GrepHits(candidates=candidates, skipped=skipped, stats=stats)
+        elapsed = (time.perf_counter() - started) * 1000
+        return RouteHits(
+            self.name, candidates, skipped=skipped, stats=stats, timings={self.name: elapsed}
+        )
 
     def _popen(self, argv: list[str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
         return subprocess.Popen(

@@ -1,0 +1,102 @@
+"""From ranked candidates to the packed context: pool → merge → widen → pack.
+
+The top ``dedup_pool`` share of the ranking enters dedup; ranges are merged per file,
+widened to whole blocks lazily (only as packing reaches them) and packed best first into
+the budget. Lines of the file under the cursor are admitted only above the cursor, and
+only when asked. With ``dedup`` off every candidate is packed as its own range (the
+paper's Naive GrepRAG and the no-dedup ablation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from greprag.config import Settings
+from greprag.fusion.dedup import (
+    BlockExpansion,
+    Expander,
+    MergedRange,
+    merge_ranges,
+    no_dedup,
+    take_pool,
+)
+from greprag.fusion.pack import LinesOf, Packed, pack
+from greprag.models import Candidate, Drop, QueryPlan
+
+__all__ = ["MIN_BLOCK_CAP", "Assembly", "assemble"]
+
+MIN_BLOCK_CAP = 256  # small budgets still take a whole block that fits
+
+
+@dataclass
+class Assembly:
+    """The packed context and the merged blocks that packing reached (for ``--explain``)."""
+
+    packed: Packed
+    emitted: list[MergedRange]
+
+
+def _usage_only(item: MergedRange, plan: QueryPlan) -> bool:
+    """Only usage probes hit the range: its call sites matter, not its body."""
+    return bool(item.queries) and all(
+        0 <= i < len(plan.queries) and plan.queries[i].purpose == "usage" for i in item.queries
+    )
+
+
+def _above_cursor_only(
+    ranges: list[MergedRange],
+    current_path: str | None,
+    cursor_line: int,
+    admit_above: bool,
+) -> list[MergedRange]:
+    """The current file's ranges clipped to the lines above the cursor, or dropped."""
+    if current_path is None:
+        return ranges
+    kept = []
+    for r in ranges:
+        if r.path == current_path:
+            if not admit_above or r.start_line >= cursor_line:
+                continue
+            r = replace(r, end_line=min(r.end_line, cursor_line - 1))
+        kept.append(r)
+    return kept
+
+
+def assemble(
+    ranked: list[Candidate],
+    *,
+    plan: QueryPlan,
+    settings: Settings,
+    lines_of: LinesOf,
+    expand: Expander,
+    current_path: str | None,
+    cursor_line: int,
+) -> Assembly:
+    """Pack ``ranked`` (best first) within ``settings.budget`` tokens."""
+    s = settings
+    admit_above = s.include_current_file == "above"
+    expansion: BlockExpansion | None = None
+    if s.dedup:
+        merged = merge_ranges(take_pool(ranked, s.dedup_pool), gap=s.merge_gap)
+        merged = [replace(item, usage_only=_usage_only(item, plan)) for item in merged]
+        merged = _above_cursor_only(merged, current_path, cursor_line, admit_above)
+        expansion = BlockExpansion(merged, expand, gap=s.merge_gap)
+        ranges: Iterable[MergedRange] = expansion
+    else:
+        ranges = _above_cursor_only(no_dedup(ranked), current_path, cursor_line, admit_above)
+    packed = pack(
+        ranges,
+        lines_of,
+        budget=s.budget,
+        max_block_tokens=max(MIN_BLOCK_CAP, int(s.budget * s.max_block_share)),
+        max_usage_tokens=s.max_usage_tokens,
+        encoding=s.encoding,
+    )
+    if expansion is None:
+        return Assembly(packed, [])
+    packed.dropped += [
+        Drop(r.path, r.start_line, r.end_line, "budget full", round(r.score, 4))
+        for r in expansion.remaining()
+    ]
+    return Assembly(packed, expansion.emitted())
