@@ -31,6 +31,7 @@ __all__ = [
     "Settings",
     "cache_root",
     "load_settings",
+    "packaged_config",
     "user_config_path",
 ]
 
@@ -148,6 +149,18 @@ class Settings:
 
 
 _TYPES = {f.name: f.type for f in fields(Settings) if f.name != "notes"}
+
+
+def packaged_config(name: str) -> dict[str, Any]:
+    """A TOML file shipped inside the package (``configs/<name>.toml``: ``default`` and the
+    profiles), read at run time."""
+    from importlib.resources import files
+
+    resource = files("greprag") / "configs" / f"{name}.toml"
+    try:
+        return tomllib.loads(resource.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no packaged config named {name!r}") from None
 
 
 def cache_root(configured: str = "") -> Path:

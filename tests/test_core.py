@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from greprag.config import ConfigError, Settings, load_settings
+from greprag.config import ConfigError, Settings, load_settings, packaged_config
 from greprag.context import build_local_context
 from greprag.fusion.bm25 import code_tokens, rerank
 from greprag.fusion.dedup import merge_ranges, take_pool
@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_default_toml_matches_the_settings_dataclass():
     documented = tomllib.loads((ROOT / "configs" / "default.toml").read_text())
     assert documented == {k: v for k, v in asdict(Settings()).items() if k != "notes"}
+    assert packaged_config("default") == documented  # the copy the wheel ships
 
 
 def test_repo_config_is_read_and_arguments_win(tmp_path):

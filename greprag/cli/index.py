@@ -121,9 +121,3 @@ def status_command(
     typer.echo(
         f"changed since index: {len(changes.changed)} file(s), {len(changes.deleted)} deleted"
     )
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``index`` and ``status`` to the main CLI."""
-    app.command("index")(index_command)
-    app.command("status")(status_command)

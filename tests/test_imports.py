@@ -1,0 +1,58 @@
+"""Import-time guard: the package and the CLI's help load none of the heavy dependencies."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = (
+    "litellm",
+    "torch",
+    "faiss",
+    "sentence_transformers",
+    "transformers",
+    "tree_sitter",
+    "tiktoken",
+    "numpy",
+    "docs_mode",
+    "mcp",
+    "starlette",
+    "uvicorn",
+    "ray",
+)
+
+_PROBE = """
+import sys
+{body}
+print(" ".join(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+def _loaded(body: str) -> list[str]:
+    code = _PROBE.format(body=body, heavy=HEAVY)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    return proc.stdout.split()
+
+
+def test_import_greprag_loads_no_heavy_dependency():
+    assert _loaded("import greprag") == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["retrieve", "--help"], ["queries", "--help"]])
+def test_cli_help_loads_no_heavy_dependency(argv):
+    body = (
+        "import contextlib, io\n"
+        "from greprag.cli import app\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    app({argv!r}, standalone_mode=False)\n"
+    )
+    assert _loaded(body) == []
+
+
+def test_the_probe_sees_a_heavy_import():
+    """The guard can fail: importing one of the listed modules is detected."""
+    assert _loaded("import numpy") == ["numpy"]
