@@ -57,8 +57,6 @@ def probe(model: str, timeout: float = 10.0) -> str | None:
 def complete(model: str, context: str, left: str, path: str, timeout: float = 30.0) -> str:
     """The model's completion of the cursor line ("" when it fails)."""
     try:
-        return first_line(
-            _ask(model, messages(context, left, path), timeout, 96)
-        )
+        return first_line(_ask(model, messages(context, left, path), timeout, 96))
     except LLMError:
         return ""
