@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from greprag import blocks as syntax
 from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, build_local_context
 from greprag.errors import RetrievalError
@@ -20,13 +19,12 @@ from greprag.fusion.fuse import fuse
 from greprag.fusion.pack import pack
 from greprag.imports import resolve_imports
 from greprag.languages import get_language, is_generic, language_for_path, words
-from greprag.local_blocks import LocalExpander
 from greprag.models import Candidate, Drop, Query, QueryPlan, Result
 from greprag.router import OfflineRouter, external_names
 from greprag.routes.grep import FileCache, GrepHits, GrepRoute
+from greprag.syntax import BlockWidener
 from greprag.tokens import preload_encoding
 
-SMALL_FILE_LINES = 80
 SECOND_HOP_TYPES = 3
 _BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
 _CLASS_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*)\b")
@@ -179,28 +177,6 @@ class Retriever:
             c.score = score
         return sorted(candidates, key=lambda c: -c.score)
 
-    def _expander(self, files: FileCache, ctx: LocalContext):
-        """Widen (path, start, end) to whole blocks: a local scan, tree-sitter if unsure."""
-        local = LocalExpander()
-
-        def expand(path: str, start: int, end: int) -> tuple[int, int]:
-            lines = files.get(path)
-            lang = language_for_path(path)
-            name = lang.name if lang else None
-            widened = local.expand(path, lines, name, start, end)
-            if widened is None:
-                text = "\n".join(lines)
-                spans = syntax.file_spans(path, text, name)
-                widened = syntax.expand_range(text, name, start, end, spans)
-            start, end = widened
-            if len(lines) <= SMALL_FILE_LINES and (end - start + 1) * 2 >= len(lines):
-                start, end = 1, len(lines)  # most of a small file: take its imports/constants too
-            if path == ctx.path:  # the current file's lines are admitted above the cursor only
-                end = min(end, ctx.line - 1)
-            return start, end
-
-        return expand
-
     # -- the whole retrieval ---------------------------------------------------------
     def retrieve(
         self,
@@ -253,7 +229,9 @@ class Retriever:
                     for i in item.queries
                 )
             merged = self._keep_current_file_above(merged, ctx)
-            expansion = BlockExpansion(merged, self._expander(files, ctx), gap=s.merge_gap)
+            expansion = BlockExpansion(
+                merged, BlockWidener(files.get, ctx.path, ctx.line), gap=s.merge_gap
+            )
             ranges: Iterable[MergedRange] = expansion
         else:
             ranges = self._keep_current_file_above(no_dedup(ranked), ctx)
