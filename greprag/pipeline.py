@@ -11,7 +11,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from greprag import blocks as syntax
 from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, context_at, context_of_text
 from greprag.errors import RetrievalError, RouterError
@@ -21,18 +20,17 @@ from greprag.fusion.assemble import assemble
 from greprag.fusion.fuse import fuse
 from greprag.fusion.score import ScoreWeights, score_candidates
 from greprag.imports import resolve_imports
-from greprag.languages import is_generic, language_for_path, words
-from greprag.local_blocks import LocalExpander
+from greprag.languages import is_generic, words
 from greprag.models import QueryPlan, Result
 from greprag.router import OfflineRouter, external_names
 from greprag.routes import Route, RouteHits, RouteRequest
 from greprag.routes.grep import GrepRoute
+from greprag.syntax import BlockWidener
 from greprag.tokens import preload_encoding
 
 __all__ = ["Retriever"]
 
 SECOND_HOP_TYPES = 3
-SMALL_FILE_LINES = 80
 _BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
 _CLASS_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*)\b")
 _TYPING_NAMES = words(
@@ -194,7 +192,7 @@ class Retriever:
             plan=plan,
             settings=s,
             lines_of=request.files.get,
-            expand=self._expander(request.files, ctx),
+            expand=BlockWidener(request.files.get, ctx.path, ctx.line),
             current_path=ctx.path,
             cursor_line=ctx.line,
         )
@@ -283,28 +281,6 @@ class Retriever:
             replace(st, index=st.index + offset, note=st.note or "second hop") for st in more.stats
         ]
         return hits
-
-    def _expander(self, files: FileCache, ctx: LocalContext):
-        """Widen (path, start, end) to whole blocks: a local scan, tree-sitter if unsure."""
-        local = LocalExpander()
-
-        def expand(path: str, start: int, end: int) -> tuple[int, int]:
-            lines = files.get(path)
-            lang = language_for_path(path)
-            name = lang.name if lang else None
-            widened = local.expand(path, lines, name, start, end)
-            if widened is None:
-                text = "\n".join(lines)
-                spans = syntax.file_spans(path, text, name)
-                widened = syntax.expand_range(text, name, start, end, spans)
-            start, end = widened
-            if len(lines) <= SMALL_FILE_LINES and (end - start + 1) * 2 >= len(lines):
-                start, end = 1, len(lines)  # most of a small file: take its imports/constants too
-            if path == ctx.path:  # the current file's lines are admitted above the cursor only
-                end = min(end, ctx.line - 1)
-            return start, end
-
-        return expand
 
     # -- the dense route -------------------------------------------------------------
     def _join_dense(self, request, hits, ranked, routes, clock):

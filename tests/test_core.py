@@ -200,7 +200,7 @@ def test_router_probes_members_of_an_imported_module_in_its_file_only():
 
 
 def test_widening_covers_every_statement_between_the_first_and_last_hit():
-    from greprag.local_blocks import LocalExpander
+    from greprag.syntax.scan import LocalExpander
 
     lines = [
         "import x",

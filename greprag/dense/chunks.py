@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from greprag.blocks import Span, file_spans
 from greprag.languages import language_for_path
+from greprag.syntax import Span, file_spans
 
 CHUNKER_VERSION = 2
 MAX_EMBED_CHARS = 700

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from greprag import blocks as syntax
+from greprag import syntax
 from greprag.fusion.dedup import MergedRange
 from greprag.languages import language_for_path
 from greprag.models import Block, Drop

@@ -1,4 +1,4 @@
-"""Fast block expansion by scanning around the hit, without parsing the whole file.
+"""Fast block widening by scanning around the hit, without parsing the whole file.
 
 Parsing a 3,000-line file with tree-sitter takes 10–50 ms here, and a retrieval widens
 hits in about ten files, so the hot path scans locally instead: indentation for Python,
@@ -6,13 +6,16 @@ brace depth (strings and comments stripped) for the C-like languages. Each retur
 innermost enclosing function or class with its decorators, annotations and doc comment,
 or, for a statement at module or class level, that statement. It returns ``None`` where
 the text is too irregular to be sure; the caller then uses tree-sitter
-(``greprag.blocks.expand_range``). Tests compare both on real code.
+(:func:`greprag.syntax.analysis.expand_range`). How often both agree on real code is
+pinned by ``tests/comparison/test_scan_vs_treesitter.py``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+__all__ = ["LocalExpander"]
 
 _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _PY_CLASS = re.compile(r"\s*class\b")
@@ -31,16 +34,20 @@ _CLOSERS = (")", "]", "}")
 
 
 def _indent(line: str) -> int:
+    """Width of the leading whitespace."""
     return len(line) - len(line.lstrip())
 
 
 @dataclass
 class _PyScan:
+    """A Python file's lines and which of them start inside a triple-quoted string."""
+
     lines: list[str]
     in_string: list[bool]  # line starts inside a triple-quoted string
 
 
 def _python_scan(lines: list[str]) -> _PyScan:
+    """Mark the lines inside triple-quoted strings (an odd count of quotes flips the state)."""
     states = []
     inside = False
     for line in lines:
@@ -58,6 +65,8 @@ def _py_code(scan: _PyScan, n: int) -> bool:
 
 
 def _py_unit_end(scan: _PyScan, head: int) -> int:
+    """0-based last line of the block opened at ``head``: the last code line indented deeper
+    (closing brackets at the header's indent belong to it)."""
     base = _indent(scan.lines[head])
     last = head
     for n in range(head + 1, len(scan.lines)):
@@ -70,6 +79,7 @@ def _py_unit_end(scan: _PyScan, head: int) -> int:
 
 
 def _py_with_decorators(scan: _PyScan, head: int) -> int:
+    """0-based first line of the definition at ``head`` with its decorators above."""
     start = head
     base = _indent(scan.lines[head])
     while start > 0 and scan.lines[start - 1].lstrip().startswith("@"):
@@ -135,6 +145,7 @@ def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int]
 
 
 def _member_indent(scan: _PyScan, class_head: int) -> int:
+    """Indent of the statements at the level of ``class_head``'s body (0: module level)."""
     if class_head < 0:
         return 0
     for n in range(class_head + 1, len(scan.lines)):
@@ -148,12 +159,16 @@ def _member_indent(scan: _PyScan, class_head: int) -> int:
 
 @dataclass
 class _BraceScan:
+    """A C-like file's lines, their code without strings and comments, and brace depths."""
+
     lines: list[str]
     code: list[str]  # each line with strings and comments removed
     depth: list[int]  # brace depth at the start of each line
 
 
 def _brace_scan(lines: list[str]) -> _BraceScan | None:
+    """Strip strings and comments and track brace depth; None when a ``}`` closes more
+    than was opened (the text is too irregular for a local scan)."""
     code: list[str] = []
     depth: list[int] = []
     level = 0
@@ -181,6 +196,7 @@ def _brace_scan(lines: list[str]) -> _BraceScan | None:
 
 
 def _brace_header(scan: _BraceScan, n: int) -> str:
+    """The code of line ``n`` with up to three lines of the signature above it."""
     parts = [scan.code[n]]
     k = n - 1
     while k >= 0 and k >= n - 3:
@@ -193,6 +209,8 @@ def _brace_header(scan: _BraceScan, n: int) -> str:
 
 
 def _brace_end(scan: _BraceScan, head: int) -> int | None:
+    """0-based line where the block opened at ``head`` closes; None if it does not close
+    within ``_MAX_BLOCK_LINES``."""
     base = scan.depth[head]
     opened = False
     for n in range(head, min(len(scan.lines), head + _MAX_BLOCK_LINES)):

@@ -1,13 +1,24 @@
-"""Block boundaries and outlines per language (tree-sitter) and the line-based fallbacks."""
+"""Block boundaries and outlines per language (tree-sitter) and the line-based fallbacks,
+the widening policy, and what the syntax layer may import."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from greprag.blocks import Span, definition_spans, expand_range, file_spans, outline
+import greprag
+from greprag.syntax import (
+    BlockWidener,
+    Span,
+    definition_spans,
+    expand_range,
+    file_spans,
+    outline,
+)
 
 PYTHON = '''\
 import os
@@ -543,7 +554,7 @@ def test_empty_text(lang: str | None) -> None:
 
 
 def test_import_is_cheap() -> None:
-    code = "import sys, greprag.blocks; print('tree_sitter' in sys.modules)"
+    code = "import sys, greprag.syntax; print('tree_sitter' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
@@ -567,3 +578,56 @@ def test_outline_collapses_nested_classes_and_long_member_signatures() -> None:
         "        ...",
         "    ) -> None: ...",
     ]
+
+
+def _module(n: int) -> list[str]:
+    """A Python module: a docstring, then n functions of three lines with a blank between."""
+    lines = ['"""Doc."""', ""]
+    for index in range(n):
+        lines += [f"def f{index}(x):", "    y = x + 1", "    return y", ""]
+    return lines
+
+
+def test_widening_takes_most_of_a_small_file_whole() -> None:
+    lines = _module(5)  # 22 lines
+    widen = BlockWidener(lambda path: lines, "other.py", 1)
+    assert widen("a.py", 3, 3) == (3, 5)  # one function of a small file
+    assert widen("a.py", 3, 15) == (1, len(lines))  # half of it: the whole file
+
+
+def test_widening_leaves_a_large_file_at_its_blocks() -> None:
+    lines = _module(30)  # over 80 lines
+    widen = BlockWidener(lambda path: lines, None, 1)
+    assert widen("a.py", 8, 8) == (7, 9)
+    assert widen("a.py", 4, 12) == (3, 13)
+
+
+def test_widening_cuts_the_current_file_at_the_cursor() -> None:
+    lines = _module(30)
+    widen = BlockWidener(lambda path: lines, "a.py", 8)
+    assert widen("a.py", 7, 7) == (7, 7)  # the function goes on below the cursor
+    assert widen("b.py", 7, 7) == (7, 9)  # another file with the same lines: whole
+
+
+def test_widening_asks_tree_sitter_where_the_scan_is_unsure() -> None:
+    lines = ["def g(x):", "    # a comment line: the scan leaves it to tree-sitter", "    return x"]
+    lines += ["", *_module(30)]
+    text = "\n".join(lines)
+    widen = BlockWidener(lambda path: lines, None, 1)
+    assert widen("a.py", 2, 2) == expand_range(text, "python", 2, 2) == (1, 3)
+
+
+def test_syntax_and_fusion_never_import_the_stages_above_them() -> None:
+    package = Path(greprag.__file__).parent
+    above = ("greprag.router", "greprag.routes", "greprag.pipeline")
+    for folder in ("syntax", "fusion"):
+        for file in sorted((package / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                else:
+                    continue
+                bad = [n for n in names if n.startswith(above)]
+                assert not bad, f"{folder}/{file.name} imports {bad}"

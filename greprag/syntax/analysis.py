@@ -1,0 +1,115 @@
+"""Which analyzer reads a file, the spans cache, and widening a range to whole units.
+
+Languages with a tree-sitter grammar are parsed with it; unknown languages and files that
+do not parse cleanly use indentation blocks (Python-like) or brace matching (C-like).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from functools import lru_cache
+
+from greprag.languages import language_for_path
+from greprag.syntax.braces import brace_analysis
+from greprag.syntax.grammars import grammar_key
+from greprag.syntax.indentation import indent_analysis
+from greprag.syntax.spans import Analysis, Span, smallest_containing
+from greprag.syntax.treesitter import tree_analysis
+
+__all__ = ["analyze", "definition_spans", "expand_range", "file_spans"]
+
+_INDENT_LANGUAGES = frozenset({"python"})
+
+
+@lru_cache(maxsize=64)
+def analyze(text: str, lang: str | None) -> Analysis:
+    """Spans of ``text``: tree-sitter when the language has a grammar and the file parses
+    cleanly (TypeScript retried as TSX), else indentation or brace matching. Cached."""
+    key = grammar_key(lang)
+    if key is not None:
+        data = text.encode("utf-8", "replace")
+        analysis = tree_analysis(key, data)
+        if analysis is None and key == "typescript":
+            analysis = tree_analysis("tsx", data)
+        if analysis is not None:
+            return analysis
+    lines = text.split("\n")
+    if key in _INDENT_LANGUAGES or (key is None and _looks_indented(lines)):
+        return indent_analysis(lines, python=key in _INDENT_LANGUAGES)
+    return brace_analysis(text, lines, key)
+
+
+def _looks_indented(lines: list[str]) -> bool:
+    """As many lines end in ``:`` as in ``{`` (an unknown language that indents blocks)."""
+    braces = colons = 0
+    for line in lines:
+        tail = line.rstrip()[-1:]
+        braces += tail == "{"
+        colons += tail == ":"
+    return colons >= braces
+
+
+def definition_spans(text: str, lang: str | None) -> list[Span]:
+    """All class-like (class/interface/enum/struct/trait/impl/record) and function-like
+    (function/method/constructor) definitions, nested ones included, sorted by start.
+    Decorators, annotations and doc comments directly above belong to the span."""
+    return list(analyze(text, lang).defs)
+
+
+_FILE_CACHE: OrderedDict[tuple[str, str | None, int, int], list[Span]] = OrderedDict()
+_FILE_CACHE_SIZE = 256
+_FILE_LOCK = threading.Lock()
+
+
+def file_spans(path: str, text: str, lang: str | None) -> list[Span]:
+    """:func:`definition_spans` cached by (path, hash of text) in a small LRU."""
+    if lang is None:
+        known = language_for_path(path)
+        lang = known.name if known is not None else None
+    if path.lower().endswith(".tsx") and lang is not None and lang.lower() == "typescript":
+        lang = "tsx"
+    key = (path, lang, len(text), hash(text))
+    with _FILE_LOCK:
+        if key in _FILE_CACHE:
+            _FILE_CACHE.move_to_end(key)
+            return list(_FILE_CACHE[key])
+    spans = definition_spans(text, lang)
+    with _FILE_LOCK:
+        _FILE_CACHE[key] = spans
+        while len(_FILE_CACHE) > _FILE_CACHE_SIZE:
+            _FILE_CACHE.popitem(last=False)
+    return list(spans)
+
+
+def _clamp(text: str, start: int, end: int) -> tuple[int, int]:
+    """(start, end) in order and inside the text's lines."""
+    total = text.count("\n") + 1
+    start, end = sorted((start, end))
+    return min(max(start, 1), total), min(max(end, 1), total)
+
+
+def expand_range(
+    text: str, lang: str | None, start: int, end: int, spans: list[Span] | None = None
+) -> tuple[int, int]:
+    """Smallest whole syntactic unit covering [start, end] (1-based, inclusive).
+
+    Inside a definition: that definition (a hit on its header or inside a function takes it
+    whole). In a class body or at top level: the union of the member definitions and
+    statements the range touches, never a neighbour it does not touch."""
+    start, end = _clamp(text, start, end)
+    analysis = analyze(text, lang)
+    defs = analysis.defs if spans is None else sorted(spans, key=lambda s: s.start_line)
+    container = smallest_containing(defs, start, end)
+    if container is not None and (container.kind != "class" or start <= container.header_end_line):
+        return container.start_line, container.end_line
+    low, high = start, end
+    for unit in (*defs, *analysis.stmts):
+        if unit == container or unit.end_line < start or unit.start_line > end:
+            continue
+        if container is not None and not (
+            container.start_line <= unit.start_line and unit.end_line <= container.end_line
+        ):
+            continue
+        low, high = min(low, unit.start_line), max(high, unit.end_line)
+    return low, high

@@ -1,0 +1,232 @@
+"""Outlines: a unit shrunk to what a reader needs to call it.
+
+The packer uses an outline when a whole class does not fit the budget: header lines,
+the first docstring or doc-comment line, and every member's signature with its body
+elided (``...`` for indented bodies, ``{ ... }`` for braced ones).
+"""
+
+from __future__ import annotations
+
+import re
+
+from greprag.syntax.analysis import analyze, expand_range
+from greprag.syntax.spans import Span, smallest_containing
+
+__all__ = ["outline"]
+
+_ENUM_RE = re.compile(r"\benum\b")
+_MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
+_DOCSTRING_RE = re.compile(r"([rRuUbBfF]{0,2})(\"\"\"|'''|\"|')")
+
+
+def outline(
+    text: str, lang: str | None, start: int, end: int, spans: list[Span] | None = None
+) -> str:
+    """Outline of the unit at [start, end]: header lines, first docstring line, and for
+    class-like units every member's signature with bodies elided (``...`` / ``{ ... }``)."""
+    start, end = expand_range(text, lang, start, end, spans)
+    analysis = analyze(text, lang)
+    defs = tuple(sorted(spans, key=lambda s: s.start_line)) if spans is not None else analysis.defs
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    writer = _Outliner(lines, defs, analysis.stmts, analysis.indent_style)
+    units = _top_units((*defs, *analysis.stmts), start, end)
+    container = smallest_containing(defs, start, end)
+    if not units and container is not None:
+        writer.definition(container, top=True)
+        return "\n".join(writer.out)
+    covered = start
+    for unit in units:
+        writer.loose(covered, unit.start_line - 1)
+        if unit.kind == "statement":
+            writer.statement(unit)
+        else:
+            writer.definition(unit, top=True)
+        covered = unit.end_line + 1
+    writer.loose(covered, end)
+    return "\n".join(writer.out)
+
+
+def _top_units(units: tuple[Span, ...], start: int, end: int) -> list[Span]:
+    """The outermost units inside [start, end], in order (nested ones dropped)."""
+    inside = sorted(
+        (u for u in units if start <= u.start_line and u.end_line <= end),
+        key=lambda s: (s.start_line, -s.end_line),
+    )
+    result: list[Span] = []
+    for unit in inside:
+        if not result or unit.start_line > result[-1].end_line:
+            result.append(unit)
+    return result
+
+
+class _Outliner:
+    """Writes an outline line by line into ``out``; one per call of :func:`outline`.
+
+    ``indent`` says bodies are marked by indentation (elided as ``...``) rather than by
+    braces (elided as ``{ ... }``)."""
+
+    def __init__(
+        self, lines: list[str], defs: tuple[Span, ...], stmts: tuple[Span, ...], indent: bool
+    ) -> None:
+        self.lines, self.defs, self.stmts, self.indent = lines, defs, stmts, indent
+        self.out: list[str] = []
+
+    def line(self, number: int) -> str:
+        """The text of line ``number`` (1-based)."""
+        return self.lines[number - 1]
+
+    def loose(self, first: int, last: int) -> None:
+        """Lines between units: kept unless blank."""
+        self.out.extend(self.line(n) for n in range(first, last + 1) if self.line(n).strip())
+
+    def statement(self, unit: Span) -> None:
+        """A statement: its first line, with ``...`` when it goes on."""
+        first = self.line(unit.start_line)
+        if unit.end_line == unit.start_line:
+            self.out.append(first)
+        elif not self.indent and first.rstrip().endswith("{"):
+            self.out.append(first.rstrip() + " ... }")
+        else:
+            self.out.append(first.rstrip() + " ...")
+
+    def definition(self, span: Span, top: bool) -> None:
+        """A definition's header with its body elided. ``top``: the unit being outlined
+        (doc comments, docstring and members shown); else a member (signature only,
+        long ones shortened; a nested enum keeps its constants)."""
+        if span.start_line == span.end_line:
+            self.out.append(self.line(span.start_line))
+            return
+        header_end = min(max(span.header_end_line, span.start_line), span.end_line)
+        mark = len(self.out)
+        self._header(span.start_line, header_end, top)
+        if len(self.out) == mark:
+            self.out.append(self.line(header_end))
+        if not top:
+            self._shorten(mark)
+        # members of the unit itself; of a nested class only an enum's constants and fields
+        members = span.kind == "class" and (
+            top or any(_ENUM_RE.search(line) for line in self.out[mark:][-2:])
+        )
+        if self.indent:
+            docstring = self._docstring(header_end, span.end_line) if top else None
+            if docstring is not None:
+                self.out.append(docstring[1])
+            if members:
+                shown = self._members(span, docstring[0] if docstring else 0, methods=top)
+                if shown or docstring:
+                    return
+            if top or docstring is not None:
+                self.out.append(self._body_indent(span, header_end) + "...")
+            else:
+                self.out[-1] = self.out[-1].rstrip() + " ..."
+            return
+        if members:
+            self._members(span, 0, methods=top)
+            closing = self.line(span.end_line)
+            if header_end < span.end_line and closing.strip().startswith("}"):
+                self.out.append(closing)
+            return
+        if header_end >= span.end_line:  # no body: keep the whole declaration
+            self.out.extend(self.lines[header_end : span.end_line])
+            return
+        last = self.out.pop()
+        brace = last.rfind("{")
+        signature = last[:brace].rstrip() if brace >= 0 else last.rstrip()
+        if not signature.strip() and self.out:  # '{' on a line of its own
+            signature = self.out.pop().rstrip()
+        self.out.append(signature + " { ... }")
+
+    def _header(self, first: int, last: int, top: bool) -> None:
+        """Header lines; a doc comment becomes its first sentence, dropped for members."""
+        number = first
+        while number <= last:
+            stripped = self.line(number).strip()
+            indent = self.line(number)[: len(self.line(number)) - len(self.line(number).lstrip())]
+            if stripped.startswith("/**"):
+                close = number
+                while close < last and "*/" not in self.line(close):
+                    close += 1
+                if top:
+                    self.out.append(indent + "/** " + self._doc_summary(number, close) + " */")
+                number = close + 1
+            elif stripped.startswith("//") and number < last:
+                run = number
+                while run < last and self.line(run + 1).strip().startswith("//"):
+                    run += 1
+                if top:
+                    self.out.append(self.line(number))
+                number = run + 1
+            else:
+                self.out.append(self.line(number))
+                number += 1
+
+    def _doc_summary(self, first: int, last: int) -> str:
+        """The first non-empty line of a ``/** ... */`` comment, without its markers."""
+        for number in range(first, last + 1):
+            content = self.line(number).strip()
+            content = content.removeprefix("/**").removesuffix("*/").strip().lstrip("*").strip()
+            if content:
+                return content
+        return ""
+
+    def _docstring(self, header_end: int, end: int) -> tuple[int, str] | None:
+        """(line, rendering) of a Python docstring's first line right after the header."""
+        number = header_end + 1
+        while number <= end and not self.line(number).strip():
+            number += 1
+        if number > end:
+            return None
+        raw = self.line(number)
+        stripped = raw.strip()
+        match = _DOCSTRING_RE.match(stripped)
+        if match is None:
+            return None
+        quote, rest = match.group(2), stripped[match.end() :]
+        if quote in rest:
+            return number, raw
+        content = rest.strip()
+        if not content and number < end:
+            content = self.line(number + 1).strip().removesuffix(quote).strip()
+        indent = raw[: len(raw) - len(raw.lstrip())]
+        return number, f"{indent}{match.group(1)}{quote}{content}{quote}"
+
+    def _body_indent(self, span: Span, header_end: int) -> str:
+        """The indent of the first body line (the header's plus four spaces if none)."""
+        for number in range(header_end + 1, span.end_line + 1):
+            line = self.line(number)
+            if line.strip():
+                return line[: len(line) - len(line.lstrip())]
+        header = self.line(span.start_line)
+        return header[: len(header) - len(header.lstrip())] + "    "
+
+    def _shorten(self, mark: int) -> None:
+        """Collapse a member's long multi-line signature to its first and last lines."""
+        header = self.out[mark:]
+        if len(header) <= _MAX_MEMBER_HEADER:
+            return
+        first = next((i for i, line in enumerate(header) if "(" in line), 0)
+        if first >= len(header) - 2:
+            return
+        below = header[first + 1]
+        marker = below[: len(below) - len(below.lstrip())] + "..."
+        self.out[mark:] = [*header[: first + 1], marker, header[-1]]
+
+    def _members(self, span: Span, skip: int, methods: bool) -> int:
+        """Outline the direct members of a class-like span; returns how many."""
+        inner = [
+            unit
+            for unit in (*self.defs, *self.stmts)
+            if span.header_end_line < unit.start_line
+            and unit.end_line <= span.end_line
+            and unit != span
+            and unit.start_line != skip
+        ]
+        members = _top_units(tuple(inner), span.header_end_line + 1, span.end_line)
+        if not methods:
+            members = [member for member in members if member.kind == "statement"]
+        for member in members:
+            if member.kind == "statement":
+                self.statement(member)
+            else:
+                self.definition(member, top=False)
+        return len(members)

@@ -1,0 +1,57 @@
+"""The widening policy: how a hit's line range grows to whole blocks during dedup.
+
+The fast local scan answers first; tree-sitter decides where the scan is unsure. Most of
+a small file is taken whole (its imports and constants explain the rest), and the file
+under the cursor is cut at the cursor: only its lines above it may be shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from greprag.languages import language_for_path
+from greprag.syntax.analysis import expand_range, file_spans
+from greprag.syntax.scan import LocalExpander
+
+__all__ = ["SMALL_FILE_LINES", "BlockWidener"]
+
+SMALL_FILE_LINES = 80  # a file this short is taken whole once a hit covers half of it
+
+
+class BlockWidener:
+    """Widens (path, start, end) to whole blocks; an ``Expander`` for
+    :class:`greprag.fusion.dedup.BlockExpansion`.
+
+    ``lines_of(path)`` gives a file's lines (read once, by the caller's cache);
+    ``current_path`` and ``cursor_line`` say where the cursor is, so the current file's
+    blocks end above it. One widener serves one retrieval: the scans it keeps per file
+    assume the files do not change meanwhile.
+    """
+
+    def __init__(
+        self,
+        lines_of: Callable[[str], list[str]],
+        current_path: str | None,
+        cursor_line: int,
+    ) -> None:
+        self._lines_of = lines_of
+        self._current_path = current_path
+        self._cursor_line = cursor_line
+        self._local = LocalExpander()
+
+    def __call__(self, path: str, start: int, end: int) -> tuple[int, int]:
+        """The whole blocks around lines [start, end] (1-based, inclusive) of ``path``."""
+        lines = self._lines_of(path)
+        lang = language_for_path(path)
+        name = lang.name if lang else None
+        widened = self._local.expand(path, lines, name, start, end)
+        if widened is None:
+            text = "\n".join(lines)
+            spans = file_spans(path, text, name)
+            widened = expand_range(text, name, start, end, spans)
+        start, end = widened
+        if len(lines) <= SMALL_FILE_LINES and (end - start + 1) * 2 >= len(lines):
+            start, end = 1, len(lines)  # most of a small file: take its imports/constants too
+        if path == self._current_path:  # the current file's lines are admitted above the cursor
+            end = min(end, self._cursor_line - 1)
+        return start, end
