@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import replace
@@ -19,21 +18,17 @@ from greprag.fusion.dedup import BlockExpansion, MergedRange, merge_ranges, no_d
 from greprag.fusion.fuse import fuse
 from greprag.fusion.pack import pack
 from greprag.imports import resolve_imports
-from greprag.languages import get_language, is_generic, language_for_path, words
+from greprag.languages import get_language, language_for_path
 from greprag.local_blocks import LocalExpander
 from greprag.models import Candidate, Drop, Query, QueryPlan, Result
-from greprag.router import OfflineRouter, external_names
+from greprag.router import OfflineRouter
+from greprag.router.names import external_names
+from greprag.router.probes import receiver_types, type_probes
 from greprag.routes.grep import FileCache, GrepHits, GrepRoute
 from greprag.tokens import preload_encoding
 
 SMALL_FILE_LINES = 80
 SECOND_HOP_TYPES = 3
-_BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
-_CLASS_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*)\b")
-_TYPING_NAMES = words(
-    "Optional Union List Dict Set Tuple Any Callable Type Sequence Mapping Iterable "
-    "Iterator ClassVar Literal Final Annotated TypeVar Generic Awaitable Coroutine"
-)
 MIN_BLOCK_CAP = 256  # small budgets still take a whole block that fits
 
 
@@ -61,7 +56,7 @@ class Retriever:
             max_candidates=self.settings.max_candidates,
             file_list_ttl=self.settings.file_list_ttl,
         )
-        self.offline = OfflineRouter(self.settings.max_queries, self.settings.window_lines)
+        self.offline = OfflineRouter.from_settings(self.settings)
         preload_encoding(self.settings.encoding)  # overlaps the tokenizer load with rg
         self._dense = None  # DenseRoute, created on first use (it loads a model)
 
@@ -126,7 +121,8 @@ class Retriever:
     # -- planning --------------------------------------------------------------------
     def _plan(self, ctx: LocalContext, imported: dict[str, str]) -> QueryPlan:
         if self.settings.router == "llm":
-            from greprag.llm_router import LLMRouter, RouterError
+            from greprag.errors import RouterError
+            from greprag.router.llm import LLMRouter
 
             try:
                 plan = LLMRouter.from_settings(self.settings).plan(ctx)
@@ -336,32 +332,11 @@ class Retriever:
         """``x.`` at the cursor with x's type unnamed: read x's assignments elsewhere
         (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe those types.
         """
-        from greprag.adaptive import untyped_receiver
-
-        receiver = untyped_receiver(ctx)
-        if receiver is None:
-            return hits
         externals = external_names(ctx, set(imported))
-        probes = {
-            i
-            for i, q in enumerate(plan.queries)
-            if q.identifier == receiver and q.purpose == "definition"
-        }
-        types: list[str] = []
-        for cand in hits.candidates:
-            if probes.isdisjoint(cand.queries):
-                continue
-            for line in cand.match_lines:
-                text = files.get(cand.path)[line - 1]
-                bound = _BOUND_TO.search(text.split(receiver, 1)[-1])
-                for name in _CLASS_NAME.findall(bound.group(1) if bound else ""):
-                    if name in types or name in externals or name in _TYPING_NAMES:
-                        continue
-                    if not is_generic(name):
-                        types.append(name)
+        types = receiver_types(ctx, plan, hits.candidates, files.get, externals)
         if not types:
             return hits
-        extra = self.offline.type_probes(ctx, types[:SECOND_HOP_TYPES], weight=0.9)
+        extra = type_probes(ctx.lang, types[:SECOND_HOP_TYPES], weight=0.9)
         second_plan = QueryPlan(queries=[*plan.queries, *extra], router=plan.router)
         more = self.grep.search(
             QueryPlan(queries=extra, router=plan.router),
