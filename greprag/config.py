@@ -122,8 +122,10 @@ class Settings:
     notes: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def validate(self) -> Settings:
+        from greprag.router import ROUTERS  # here: config stays below what it configures
+
         choices = {
-            "router": ("offline", "llm"),
+            "router": tuple(ROUTERS),
             "routes": ("grep", "dense", "auto"),
             "rerank": ("bm25", "jaccard", "none"),
             "include_current_file": ("no", "above"),

@@ -1,14 +1,16 @@
-"""Languages we know: file extensions, rg types, keywords and definition templates.
+"""Languages we know: file extensions, rg types, keywords and every rg query template.
 
 Templates are regexes for ripgrep (Rust regex syntax) with ``{name}`` standing for an
 already-escaped identifier (identifiers are ``[A-Za-z_$][\\w$]*``, so only ``$`` needs
-escaping).
+escaping) and ``{names}`` for a group of alternatives, ``(A|B|C)``. A language has
+definition templates per kind, wildcard templates (``Wildcards``) and, where imports can
+be traced, an import-probe template; ``USAGE`` is shared by all.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 IDENTIFIER_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -17,6 +19,32 @@ IDENTIFIER_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 def words(text: str) -> frozenset[str]:
     """A frozenset of the whitespace-separated words of ``text``."""
     return frozenset(text.split())
+
+
+# Call sites and member uses of a name, by the kind of name (any language).
+USAGE = {
+    "method": r"\.{name}\s*\(|\b{name}\s*\(",
+    "class": r"\b{name}\s*[.(]|new\s+{name}\b|:\s*{name}\b",
+    "variable": r"\.{name}\.\w+|\b{name}\.\w+\s*\(",
+}
+
+
+@dataclass(frozen=True)
+class Wildcards:
+    """Templates for a name that is only part of the one sought, or for its subclasses."""
+
+    class_suffix: str  # ``self.data_loader.`` → a class named ``*DataLoader``
+    class_prefix: str  # a half-typed class name
+    method_prefix: str  # a half-typed method name
+    subclass: str  # classes deriving from {name} (siblings of an empty body's class)
+
+
+BRACE_WILDCARDS = Wildcards(
+    class_suffix=r"\b(class|interface|struct|type)\s+\w*{name}\b",
+    class_prefix=r"\b(class|interface|enum|record|struct|trait|type)\s+{name}\w*",
+    method_prefix=r"\b{name}\w*\s*\([^;]*\)\s*(\{|throws|:|=>)",
+    subclass=r"\b(extends|implements)\s+([\w.<>, ]*\b)?{name}\b",
+)
 
 
 @dataclass(frozen=True)
@@ -28,6 +56,9 @@ class Language:
     definition: dict[str, str] = field(default_factory=dict)
     grammar: str | None = None  # module of the tree-sitter grammar wheel
     line_comment: str = "//"
+    wildcards: Wildcards = BRACE_WILDCARDS
+    # top-level definitions of any of {names}: the in-repo names a file imports
+    import_probe: str | None = None
 
 
 _COMMON_GENERIC = words(
@@ -60,6 +91,13 @@ PYTHON = Language(
     },
     grammar="tree_sitter_python",
     line_comment="#",
+    wildcards=Wildcards(
+        class_suffix=r"^\s*class\s+\w*{name}\b",
+        class_prefix=r"^\s*class\s+{name}\w*|^{name}\w*\s*=",
+        method_prefix=r"^\s*(async\s+)?def\s+{name}\w*\s*\(",
+        subclass=r"^\s*class\s+\w+\s*\([^)]*\b{name}\b",
+    ),
+    import_probe=r"^\s*(class|(async\s+)?def)\s+{names}\b|^{names}\s*(:[^=\n]+)?=[^=]",
 )
 
 _JAVA_MODIFIERS = (
@@ -87,6 +125,7 @@ JAVA = Language(
         "variable": r"^\s*(" + _JAVA_MODIFIERS + r"\s+)*[\w$<>\[\],.? ]+\s+{name}\s*(=|;)",
     },
     grammar="tree_sitter_java",
+    import_probe=r"\b(class|interface|enum|record|@interface)\s+{names}\b",
 )
 
 _JS_KEYWORDS = words(
@@ -118,6 +157,7 @@ JAVASCRIPT = Language(
     keywords=_JS_KEYWORDS,
     definition=_JS_DEFINITION,
     grammar="tree_sitter_javascript",
+    import_probe=r"\b(class|function\*?|const|let|var)\s+{names}\b",
 )
 
 TYPESCRIPT = Language(
@@ -133,6 +173,7 @@ TYPESCRIPT = Language(
     ),
     definition=_JS_DEFINITION,
     grammar="tree_sitter_typescript",
+    import_probe=r"\b(class|interface|type|enum|function\*?|const|let|var)\s+{names}\b",
 )
 
 GO = Language(
@@ -152,6 +193,7 @@ GO = Language(
         "variable": r"\b{name}\s*(:=|=)|^\s*(var|const)\s+{name}\b",
     },
     grammar="tree_sitter_go",
+    wildcards=replace(BRACE_WILDCARDS, method_prefix=r"^func\s+(\([^)]*\)\s*)?{name}\w*\s*\("),
 )
 
 RUST = Language(
@@ -175,6 +217,7 @@ RUST = Language(
         "variable": r"\b(let|const|static)\s+(mut\s+)?{name}\b",
     },
     grammar="tree_sitter_rust",
+    wildcards=replace(BRACE_WILDCARDS, method_prefix=r"\bfn\s+{name}\w*\s*[<(]"),
 )
 
 CSHARP = Language(
@@ -198,6 +241,7 @@ CSHARP = Language(
         "variable": r"^\s*(\w+\s+)*[\w<>\[\],.? ]+\s+{name}\s*(=|;|\{)",
     },
     grammar="tree_sitter_c_sharp",
+    import_probe=r"\b(class|interface|enum|struct|record)\s+{names}\b",
 )
 
 LANGUAGES: dict[str, Language] = {
@@ -222,6 +266,12 @@ def get_language(name: str | None) -> Language | None:
     if name is None:
         return None
     return LANGUAGES.get(name.lower())
+
+
+def wildcards_for(name: str | None) -> Wildcards:
+    """The wildcard templates of a language; the brace-language ones when it is unknown."""
+    lang = get_language(name)
+    return lang.wildcards if lang else BRACE_WILDCARDS
 
 
 def is_generic(identifier: str) -> bool:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 QueryKind = Literal["class", "method", "variable", "other"]
-QUERY_KINDS: tuple[str, ...] = ("class", "method", "variable", "other")
+QUERY_KINDS: tuple[str, ...] = get_args(QueryKind)
+# why a query was planned (routers produce every one of these; see ``Query``)
+QueryPurpose = Literal["definition", "usage", "wildcard", "import", "llm", "second hop"]
+QUERY_PURPOSES: tuple[str, ...] = get_args(QueryPurpose)
 
 
 @dataclass(frozen=True)
@@ -16,16 +19,16 @@ class Query:
     ``fixed`` selects ``rg -F`` (literal) instead of a regex. ``lang`` is a language
     name from ``greprag.languages`` (it becomes ``--type``) or None for all files.
     ``identifier`` is the keyword the query was built from; ``purpose`` says why
-    (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``). ``paths`` narrows
-    a query to the files an import resolves to.
+    (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``, ``second hop``).
+    ``paths`` narrows a query to the files an import resolves to.
     """
 
     pattern: str
-    kind: str = "other"
+    kind: QueryKind = "other"
     fixed: bool = False
     lang: str | None = None
     identifier: str = ""
-    purpose: str = "definition"
+    purpose: QueryPurpose = "definition"
     weight: float = 1.0
     context_lines: int = 3
     paths: tuple[str, ...] = ()  # when set, only hits in these repo files count

@@ -4,7 +4,6 @@ widen and pack → Result. Each stage lives in its own package; this module deci
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,9 +19,10 @@ from greprag.fusion.assemble import assemble
 from greprag.fusion.fuse import fuse
 from greprag.fusion.score import ScoreWeights, score_candidates
 from greprag.imports import resolve_imports
-from greprag.languages import is_generic, words
 from greprag.models import QueryPlan, Result
-from greprag.router import OfflineRouter, external_names
+from greprag.router import OfflineRouter, Router
+from greprag.router.names import external_names
+from greprag.router.probes import receiver_types, type_probes
 from greprag.routes import Route, RouteHits, RouteRequest
 from greprag.routes.grep import GrepRoute
 from greprag.syntax import BlockWidener
@@ -30,13 +30,8 @@ from greprag.tokens import preload_encoding
 
 __all__ = ["Retriever"]
 
-SECOND_HOP_TYPES = 3
-_BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
-_CLASS_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*)\b")
-_TYPING_NAMES = words(
-    "Optional Union List Dict Set Tuple Any Callable Type Sequence Mapping Iterable "
-    "Iterator ClassVar Literal Final Annotated TypeVar Generic Awaitable Coroutine"
-)
+SECOND_HOP_TYPES = 3  # receiver types a second hop probes
+SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the cursor's own type: 1.0)
 
 
 class _Clock:
@@ -71,7 +66,7 @@ class Retriever:
         repo: str | Path,
         *,
         routes: str | Sequence[Route] | None = None,
-        router: Any = None,
+        router: str | Router | None = None,
         **settings: Any,
     ) -> None:
         root = Path(repo).expanduser()
@@ -89,7 +84,7 @@ class Retriever:
         s = self.settings
         self.grep = GrepRoute.from_settings(self.repo, s) if given is None else None
         self.routes: list[Route] = [self.grep] if self.grep else given or []
-        self.offline = OfflineRouter(s.max_queries, s.window_lines)
+        self.offline = OfflineRouter.from_settings(s)
         self.router = injected
         self.weights = ScoreWeights.from_settings(s)
         preload_encoding(s.encoding)  # overlaps the tokenizer load with rg
@@ -124,10 +119,10 @@ class Retriever:
         if self.router is not None:
             return self.router.plan(ctx, imported)
         if self.settings.router == "llm":
-            from greprag.llm_router import LLMRouter
+            from greprag.router.llm import LLMRouter
 
             try:
-                return LLMRouter.from_settings(self.settings).plan(ctx)
+                return LLMRouter.from_settings(self.settings).plan(ctx, imported)
             except RouterError as exc:
                 plan = self.offline.plan(ctx, imported)
                 plan.fallbacks.append(f"llm router failed, used offline router: {exc.reason}")
@@ -233,33 +228,12 @@ class Retriever:
         """``x.`` at the cursor with x's type unnamed: read x's assignments elsewhere
         (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe those types.
         """
-        from greprag.adaptive import untyped_receiver
-
         ctx, plan = request.ctx, request.plan
-        receiver = untyped_receiver(ctx)
-        if receiver is None:
-            return hits
         externals = external_names(ctx, set(imported))
-        probes = {
-            i
-            for i, q in enumerate(plan.queries)
-            if q.identifier == receiver and q.purpose == "definition"
-        }
-        types: list[str] = []
-        for cand in hits.candidates:
-            if probes.isdisjoint(cand.queries):
-                continue
-            for line in cand.match_lines:
-                text = request.files.get(cand.path)[line - 1]
-                bound = _BOUND_TO.search(text.split(receiver, 1)[-1])
-                for name in _CLASS_NAME.findall(bound.group(1) if bound else ""):
-                    if name in types or name in externals or name in _TYPING_NAMES:
-                        continue
-                    if not is_generic(name):
-                        types.append(name)
+        types = receiver_types(ctx, plan, hits.candidates, request.files.get, externals)
         if not types:
             return hits
-        extra = self.offline.type_probes(ctx, types[:SECOND_HOP_TYPES], weight=0.9)
+        extra = type_probes(ctx.lang, types[:SECOND_HOP_TYPES], weight=SECOND_HOP_WEIGHT)
         more = self.grep.search(
             RouteRequest(
                 QueryPlan(queries=extra, router=plan.router),

@@ -11,9 +11,10 @@ from openai_stub import OpenAIStub
 
 from greprag.config import load_settings
 from greprag.context import ImportRef, LocalContext
-from greprag.llm_router import LLMRouter, RouterError, main_identifier, parse_answer
+from greprag.errors import QueryRejected, RouterError
 from greprag.models import Query
-from greprag.query_validation import QueryRejected, validate_plan, validate_query
+from greprag.router.llm import LLMRouter, main_identifier, parse_answer
+from greprag.router.validate import validate_plan, validate_query
 
 MODEL = "openai/stub-model"
 

@@ -9,14 +9,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from greprag.config import Settings
 from greprag.context import LocalContext
 from greprag.errors import LLMError, QueryRejected, RouterError
 from greprag.languages import IDENTIFIER_RE, LANGUAGES, get_language
 from greprag.llm import NO_MODEL, complete_json
 from greprag.models import Query, QueryPlan
-from greprag.query_validation import validate_plan
+from greprag.router.validate import validate_plan
+
+if TYPE_CHECKING:
+    from greprag.config import Settings
+
+__all__ = ["SYSTEM_PROMPT", "LLMRouter", "build_messages", "main_identifier", "parse_answer"]
 
 MAX_WINDOW_CHARS = 4000
 MAX_ANSWER_CHARS = 20_000
@@ -114,6 +119,8 @@ def main_identifier(query: Query) -> str:
 class LLMRouter:
     """Queries from a litellm model, validated (``from_settings`` for the resolved ones)."""
 
+    name = "llm"
+
     def __init__(
         self,
         model: str | None = None,
@@ -139,11 +146,12 @@ class LLMRouter:
             max_queries=settings.max_queries,
         )
 
-    def plan(self, ctx: LocalContext) -> QueryPlan:
+    def plan(self, ctx: LocalContext, imported: dict[str, str] | None = None) -> QueryPlan:
         """Ask the model; raise ``RouterError`` on any failure (caller falls back).
 
         The timeout caps the whole call. Rejected queries are listed in
-        ``QueryPlan.fallbacks`` as ``llm rejected ...``.
+        ``QueryPlan.fallbacks`` as ``llm rejected ...``. ``imported`` is unused: the
+        prompt lists the imports, and the model's patterns are not tied to files.
         """
         if not self.model:
             raise RouterError(NO_MODEL)
@@ -164,7 +172,7 @@ class LLMRouter:
             raise RouterError(f"LLM plan rejected: {exc.reason}") from exc
         return QueryPlan(
             queries=[replace(q, purpose="llm", identifier=main_identifier(q)) for q in queries],
-            router="llm",
+            router=self.name,
             synonyms=synonyms,
             fallbacks=[f"llm rejected {reason}" for reason in rejections],
         )

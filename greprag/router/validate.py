@@ -13,6 +13,8 @@ from greprag.errors import QueryRejected
 from greprag.languages import LANGUAGES
 from greprag.models import QUERY_KINDS, Query
 
+__all__ = ["validate_plan", "validate_query"]
+
 MAX_CONTEXT_LINES = 10
 MAX_SYNONYM_KEYS = 20
 MAX_SYNONYMS_PER_KEY = 8

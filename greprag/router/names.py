@@ -1,0 +1,299 @@
+"""Names worth searching: identifiers harvested around the cursor, scored and ranked.
+
+Two sources feed the offline plan. The cursor's own targets (``_cursor_targets``): the
+receiver type of ``x.``, the open call, the declared type, the half-typed word, and for
+an empty body its siblings and bases. The window (``harvest``): every identifier before
+the cursor, weighted by how close it sits, less when generic, external, a bare local or
+defined in this file, more when imported from the repo.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from greprag.context import LocalContext
+from greprag.languages import IDENTIFIER_RE, get_language, is_generic
+from greprag.models import QueryKind
+
+if TYPE_CHECKING:
+    from greprag.router.offline import RouterWeights
+
+__all__ = [
+    "Fragment",
+    "Name",
+    "blank_docstrings",
+    "external_names",
+    "harvest",
+    "rank",
+    "targets",
+]
+
+Fragment = Literal["suffix", "prefix"]
+PY_BUILTINS = frozenset(dir(builtins))
+_TOKEN_RE = re.compile(r"(\.\s*)?([A-Za-z_$][\w$]*)(\s*\()?")
+_STRING_RE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+_COMMENT_RE = {"#": re.compile(r"#.*$"), "//": re.compile(r"//.*$")}
+_RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
+_BINDING_RE = re.compile(r"(?:^|[\s(,])(?:self\.|this\.)?([A-Za-z_][\w]*)\s*(?::|=|:=)\s*$")
+_PARTIAL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)$")
+_CALL_OPEN_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*\([^()]*$")
+_DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
+_BLOCK_STRINGS = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|/\*[\s\S]*?(?:\*/|$)')
+_SELF_NAMES = ("self", "this", "cls", "super")
+
+
+@dataclass
+class Name:
+    """An identifier worth searching, with what we know about it.
+
+    ``fragment`` marks a name that is only part of the one sought: the end of a class
+    name (``self.data_loader.`` → ``*DataLoader``) or the start of a half-typed word.
+    """
+
+    name: str
+    kind: QueryKind
+    score: float = 0.0
+    called: bool = False
+    fragment: Fragment | None = None
+    reasons: list[str] = field(default_factory=list)
+    defined_here: bool = False  # the current file defines it: never a definition probe
+
+
+def blank_docstrings(text: str) -> str:
+    """``text`` with triple-quoted strings and block comments emptied, lines kept."""
+    return _BLOCK_STRINGS.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def external_names(ctx: LocalContext, in_repo: set[str]) -> set[str]:
+    """Local names bound to imports from outside the repo (stdlib, dependencies)."""
+    return {ref.local_name for ref in ctx.imports if ref.local_name not in in_repo}
+
+
+def rank(ctx: LocalContext, in_repo: set[str], blanked: str, weights: RouterWeights) -> list[Name]:
+    """Every name worth a probe, best first: the cursor's targets plus the window's names.
+
+    ``blanked`` is ``blank_docstrings(ctx.before)``.
+    """
+    harvested = harvest(ctx, in_repo, blanked, weights)
+    ranked: dict[str, Name] = {}
+    for cand in targets(ctx, in_repo, weights):
+        existing = ranked.get(cand.name)
+        if existing is None or cand.score > existing.score:
+            ranked[cand.name] = cand
+    for name, cand in harvested.items():
+        if name in ranked:
+            ranked[name].score += cand.score
+        else:
+            ranked[name] = cand
+    ordered = sorted(ranked.values(), key=lambda c: -c.score)
+    return [c for c in ordered if len(c.name) > 1]
+
+
+# -- the window ----------------------------------------------------------------------
+def harvest(
+    ctx: LocalContext, in_repo: set[str], blanked: str, weights: RouterWeights
+) -> dict[str, Name]:
+    """The identifiers of the window, scored by proximity to the cursor and provenance."""
+    w = weights
+    lang = get_language(ctx.lang)
+    keywords = lang.keywords if lang else frozenset()
+    comment = _COMMENT_RE.get(lang.line_comment if lang else "#")
+    local_defs = _local_definitions(ctx)
+    externals = external_names(ctx, in_repo)
+    lines = blanked.split("\n")[-len(ctx.window.split("\n")) :]
+    lines[-1] = _PARTIAL_RE.sub("", lines[-1])  # a half-typed word is not a name yet
+    found: dict[str, Name] = {}
+    for offset, raw in enumerate(reversed(lines)):
+        text = _STRING_RE.sub('""', raw)
+        if comment is not None:
+            text = comment.sub("", text)
+        if re.match(r"\s*(from|import|package|using|use)\b", text):
+            continue
+        proximity = 1.0 / (1.0 + w.proximity_decay * offset)
+        for m in _TOKEN_RE.finditer(text):
+            dotted, name, paren = m.group(1), m.group(2), m.group(3)
+            if name in keywords or name in _SELF_NAMES:
+                continue
+            if ctx.lang in (None, "python") and name in PY_BUILTINS:
+                continue
+            receiver = text[: m.start()].rstrip()
+            root = re.search(r"([A-Za-z_$][\w$]*)\s*(?:\.\s*[A-Za-z_$][\w$]*\s*)*$", receiver)
+            if dotted and root and root.group(1) in externals:
+                continue  # os.path.join: members of external modules
+            if name in externals:
+                continue
+            if dotted:
+                _add_receiver_type(ctx, receiver, proximity, found, w)
+            after_new = bool(re.search(r"\bnew\s*$", text[: m.start()]))
+            kind = _kind_of(name, bool(paren), after_new, ctx.lang)
+            score = proximity
+            reasons = []
+            if name in local_defs:
+                score *= w.defined_here
+                reasons.append("defined in this file")
+            if name in in_repo:
+                score *= w.imported_from_repo
+                reasons.append("imported from the repo")
+            if is_generic(name):
+                score *= w.generic
+                reasons.append("generic")
+            if kind == "variable" and not dotted and name not in in_repo:
+                score *= w.bare_variable  # a bare lowercase name is most likely a local
+            cand = found.get(name)
+            if cand is None:
+                found[name] = Name(
+                    name, kind, score, bool(paren), reasons=reasons, defined_here=name in local_defs
+                )
+            else:
+                cand.score = max(cand.score, score) + w.repeat_bonus * score
+                cand.called = cand.called or bool(paren)
+                if paren and cand.kind == "variable":
+                    cand.kind = "method"
+    return found
+
+
+def _local_definitions(ctx: LocalContext) -> set[str]:
+    """Names the current file defines itself (its own defs, classes, local variables)."""
+    if ctx.lang == "python" or ctx.lang is None:
+        return set(re.findall(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", ctx.before, re.M))
+    return set(re.findall(r"\b(?:class|interface|enum|record|struct|trait)\s+(\w+)", ctx.before))
+
+
+def _add_receiver_type(
+    ctx: LocalContext,
+    receiver: str,
+    proximity: float,
+    found: dict[str, Name],
+    weights: RouterWeights,
+) -> None:
+    """``self.loader.x`` with ``self.loader = DataLoader(...)`` in view: DataLoader counts."""
+    last = re.search(r"([A-Za-z_$][\w$]*)\s*$", receiver)
+    if not last:
+        return
+    type_name = ctx.assignments.get(last.group(1)) or ctx.annotations.get(last.group(1))
+    if not type_name:
+        return
+    type_name = _bare_type(type_name)
+    if not IDENTIFIER_RE.fullmatch(type_name) or type_name in PY_BUILTINS:
+        return
+    score = weights.window_receiver_type * proximity
+    cand = found.get(type_name)
+    if cand is None:
+        found[type_name] = Name(type_name, "class", score, reasons=["receiver type"])
+    else:
+        cand.score = max(cand.score, score) + weights.repeat_bonus * score
+
+
+def _bare_type(annotation: str) -> str:
+    """``pkg.Loader[int]`` → ``Loader``."""
+    return re.split(r"[\[<]", annotation)[0].rsplit(".", 1)[-1]
+
+
+def _snake_to_camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+
+
+def _kind_of(name: str, called: bool, after_new: bool, lang: str | None) -> QueryKind:
+    if after_new:
+        return "class"
+    if name.isupper() and len(name) > 1:
+        return "variable"
+    if name[0].isupper():
+        if called and lang in ("go", "csharp"):
+            return "method"
+        return "class"
+    return "method" if called else "variable"
+
+
+# -- the cursor's own targets --------------------------------------------------------
+def targets(ctx: LocalContext, in_repo: set[str], weights: RouterWeights) -> list[Name]:
+    """What the cursor is about to use, then the enclosing class's bases (and, in an
+    empty body, the method's siblings)."""
+    found = _cursor_targets(ctx, weights)
+    if ctx.empty_body:
+        return found + _empty_body_targets(ctx, in_repo, weights)
+    return found + _base_targets(ctx, weights.base, in_repo)
+
+
+def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
+    """What the cursor line is about to use: receiver type, open call, declared type."""
+    w = weights
+    prefix = _STRING_RE.sub('""', ctx.prefix)
+    found: list[Name] = []
+    receiver = _RECEIVER_RE.search(prefix)
+    if receiver and receiver.group(1).rstrip().endswith("."):
+        chain = [p.strip() for p in receiver.group(1).split(".") if p.strip()]
+        partial = receiver.group(2)
+        last = chain[-1]
+        type_name = (
+            ctx.assignments.get(last)
+            or ctx.annotations.get(last)
+            or (last if last[:1].isupper() else None)
+        )
+        if type_name:
+            found.append(
+                Name(_bare_type(type_name), "class", w.receiver_type, reasons=["receiver type"])
+            )
+        else:
+            guess = _snake_to_camel(last)
+            if last not in ("self", "this") and len(guess) > 2:
+                found.append(
+                    Name(guess, "class", w.receiver_guess, fragment="suffix", reasons=["guess"])
+                )
+        if last not in ("self", "this", "cls"):
+            found.append(Name(last, "variable", w.receiver, reasons=["receiver"]))
+        if partial:
+            found.append(
+                Name(
+                    partial, "method", w.member_prefix, fragment="prefix", reasons=["member prefix"]
+                )
+            )
+    else:
+        word = _PARTIAL_RE.search(prefix)
+        lang = get_language(ctx.lang)
+        if word and len(word.group(1)) >= 2 and not (lang and word.group(1) in lang.keywords):
+            kind = "class" if word.group(1)[0].isupper() else "method"
+            found.append(
+                Name(
+                    word.group(1), kind, w.typed_prefix, fragment="prefix", reasons=["typed prefix"]
+                )
+            )
+    call = _CALL_OPEN_RE.search(prefix)
+    if call and call.group(1) not in ("if", "for", "while", "switch", "print", "return"):
+        found.append(Name(call.group(1), "method", w.open_call, called=True, reasons=["open call"]))
+    declared = _DECL_TYPE_RE.match(prefix)
+    if declared:
+        found.append(Name(declared.group(1), "class", w.declared_type, reasons=["declared type"]))
+    bound = _BINDING_RE.search(prefix)
+    if bound and not declared:
+        # ``self._cookies = `` / ``content: ``: the value is often a ``*Cookies`` / ``*Content``
+        stem = _snake_to_camel(bound.group(1).lstrip("_"))
+        if len(stem) > 3 and not is_generic(bound.group(1)):
+            found.append(
+                Name(stem, "class", w.bound_name, fragment="suffix", reasons=["bound name"])
+            )
+    return found
+
+
+def _empty_body_targets(ctx: LocalContext, in_repo: set[str], weights: RouterWeights) -> list[Name]:
+    """An empty body: siblings with the same method name, the bases, the signature."""
+    found: list[Name] = []
+    if ctx.enclosing_function and not is_generic(ctx.enclosing_function):
+        found.append(Name(ctx.enclosing_function, "method", weights.sibling, reasons=["sibling"]))
+    return found + _base_targets(ctx, weights.empty_body_base, in_repo)
+
+
+def _base_targets(ctx: LocalContext, score: float, in_repo: set[str]) -> list[Name]:
+    """The enclosing class's bases and interfaces: the members it must honour."""
+    found = []
+    externals = external_names(ctx, in_repo)
+    for base in ctx.class_bases[:3]:
+        name = base.rsplit(".", 1)[-1]
+        if name in externals or base.split(".", 1)[0] in externals:
+            continue
+        if IDENTIFIER_RE.fullmatch(name) and name not in ("object", "ABC", "Object"):
+            found.append(Name(name, "class", score, reasons=["base class"]))
+    return found

@@ -1,0 +1,161 @@
+"""The offline router: deterministic keyword prediction into fixed rg templates.
+
+Like the paper's distilled router, it only decides *which identifiers* to search for and
+of what kind; the rg command comes from a fixed template per language and kind. It
+ranks identifiers by how close they sit to the cursor (the receiver or callee at the
+cursor first), prefers rare, in-repo names over generic or external ones, and mixes
+definition probes with usage probes and a few wildcard ones (≤ 10 queries). Every tuned
+number is a field of ``RouterWeights``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from greprag.context import LocalContext
+from greprag.languages import is_generic
+from greprag.models import Query, QueryPlan
+from greprag.router.names import Name, blank_docstrings, rank
+from greprag.router.probes import (
+    code_without_imports,
+    definition,
+    fragment_probes,
+    import_probes,
+    string_key,
+    subclass_probes,
+    usage,
+)
+
+if TYPE_CHECKING:
+    from greprag.config import Settings
+
+__all__ = ["MAX_QUERIES", "OfflineRouter", "RouterWeights"]
+
+MAX_QUERIES = 10
+
+
+@dataclass(frozen=True)
+class RouterWeights:
+    """The offline router's tuned numbers (on the benchmark, docs/benchmarks.md).
+
+    Name scores are relative: a cursor target scores 1-3, a window name at most about
+    1.5; a probe's weight is its name's score over the best one (≤ 1), or fixed below.
+    """
+
+    # -- harvesting the window: a name's score is its proximity times these factors --
+    proximity_decay: float = 0.35  # proximity = 1 / (1 + decay × lines above the cursor)
+    defined_here: float = 0.25  # the current file defines it
+    imported_from_repo: float = 1.5  # the file imports it from the repo
+    generic: float = 0.2  # ``init``, ``config``, ``run``: floods when searched
+    bare_variable: float = 0.35  # a lowercase name neither dotted nor imported: a local
+    repeat_bonus: float = 0.05  # each further mention adds this share of its score
+    window_receiver_type: float = 0.9  # ``self.x.y`` with x's type in view: the type
+    # -- the cursor's own targets (scores) ---------------------------------------------
+    receiver_type: float = 3.0  # ``x.`` with x's type known
+    receiver_guess: float = 1.2  # ``data_loader.`` with no type: a ``*DataLoader`` class
+    receiver: float = 2.0  # the receiver ``x`` itself
+    member_prefix: float = 2.5  # ``x.lo``: a member starting with ``lo``
+    typed_prefix: float = 2.4  # a half-typed word
+    open_call: float = 2.8  # ``load(``: the callee
+    declared_type: float = 3.0  # ``OrderStatus status = ``
+    bound_name: float = 1.1  # ``self._cookies = ``: a ``*Cookies`` class
+    sibling: float = 2.6  # an empty body: other methods of the same name
+    empty_body_base: float = 2.9  # an empty body: the enclosing class's bases
+    base: float = 1.0  # elsewhere: the enclosing class's bases
+    # -- probe weights -------------------------------------------------------------------
+    wildcard: float = 1.0  # a fragment's wildcard (``class \w*DataLoader``)
+    subclass_wildcard: float = 0.95  # an empty body: classes sharing its bases
+    usage: float = 0.7  # times the name's relative score
+    string_key: float = 0.4  # other uses of a key-like string literal by the cursor
+    import_unused: float = 0.75  # in-repo names imported, not yet used in code
+    import_used: float = 0.45  # in-repo names imported and already used
+    import_generic: float = 0.45  # generic imported names, in their own files only
+    module_members: float = 0.6  # an imported module's members this file uses
+    module_at_cursor: float = 1.0  # ``errors.`` at the cursor: all of the module's names
+    # -- how many --------------------------------------------------------------------------
+    generic_min_score: float = 1.0  # a generic name gets a definition probe from here up
+    usage_pool: int = 4  # usage probes are drawn from the best this many names
+    max_usage: int = 3  # at most this many usage probes
+
+
+class OfflineRouter:
+    """Plan ≤ ``max_queries`` rg queries from a LocalContext, no model needed."""
+
+    name = "offline"
+
+    def __init__(
+        self, max_queries: int = MAX_QUERIES, *, weights: RouterWeights = RouterWeights()
+    ) -> None:
+        self.max_queries = max_queries
+        self.weights = weights
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OfflineRouter:
+        return cls(settings.max_queries)
+
+    def plan(self, ctx: LocalContext, imported: dict[str, str] | None = None) -> QueryPlan:
+        """Rank names, then emit wildcard, import, definition, usage and string-key probes.
+
+        ``imported`` maps the names the file imports from the repo to their files.
+        """
+        w = self.weights
+        imported = imported or {}
+        blanked = blank_docstrings(ctx.before)  # once per plan: names and import probes
+        names = rank(ctx, set(imported), blanked, w)
+        top = names[0].score if names else 1.0
+        queries = fragment_probes(ctx.lang, [n for n in names if n.fragment], w.wildcard)
+        queries += subclass_probes(ctx, w.subclass_wildcard)
+        queries += import_probes(ctx, imported, code_without_imports(blanked), w)
+        self._add_definitions(queries, names, ctx.lang, top)
+        self._add_usages(queries, names, ctx.lang, top)
+        literal = string_key(ctx, w.string_key)
+        if literal is not None:
+            if len(queries) >= self.max_queries:
+                weakest = min(queries, key=lambda q: q.weight)
+                if weakest.weight < literal.weight:
+                    queries.remove(weakest)
+            if len(queries) < self.max_queries:
+                queries.append(literal)
+        queries.sort(key=lambda q: -q.weight)
+        return QueryPlan(queries=queries[: self.max_queries], router=self.name)
+
+    def _add_definitions(
+        self, queries: list[Query], names: list[Name], lang: str | None, top: float
+    ) -> None:
+        """Definition probes, best name first, until the plan is full."""
+        for name in names:
+            if name.fragment or name.defined_here:
+                continue
+            if len(queries) >= self.max_queries:
+                break
+            if is_generic(name.name) and name.score < self.weights.generic_min_score:
+                continue
+            query = definition(name.name, name.kind, lang, min(1.0, name.score / top))
+            if query not in queries:
+                queries.append(query)
+
+    def _add_usages(
+        self, queries: list[Query], names: list[Name], lang: str | None, top: float
+    ) -> None:
+        """Usage probes for the best few names, each displacing a weaker definition."""
+        w = self.weights
+        sources = [n for n in names if not is_generic(n.name) and n.fragment != "prefix"]
+        added = 0
+        for name in sources[: w.usage_pool]:
+            if added >= w.max_usage:
+                break
+            probe = usage(name, lang, w.usage * min(1.0, name.score / top))
+            if probe in queries:
+                continue
+            if len(queries) >= self.max_queries:
+                weakest = min(
+                    (q for q in queries if q.purpose == "definition"),
+                    key=lambda q: q.weight,
+                    default=None,
+                )
+                if weakest is None or weakest.weight >= probe.weight:
+                    break
+                queries.remove(weakest)
+            queries.append(probe)
+            added += 1

@@ -1,0 +1,261 @@
+"""Probes: names turned into rg ``Query`` objects from the language's fixed templates.
+
+Definition, usage and wildcard probes for ranked names; import and module-member probes
+for what the file imports from the repo; a probe for a key-like string literal by the
+cursor; and the second hop's type probes, with ``receiver_types`` reading an untyped
+receiver's type off the first pass. Weights come from the caller.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from greprag.context import LocalContext
+from greprag.languages import (
+    IDENTIFIER_RE,
+    USAGE,
+    escape_identifier,
+    get_language,
+    is_generic,
+    wildcards_for,
+    words,
+)
+from greprag.models import Candidate, Query, QueryKind, QueryPlan
+from greprag.rg import escape_regex
+from greprag.router.names import Name
+
+if TYPE_CHECKING:
+    from greprag.router.offline import RouterWeights
+
+__all__ = [
+    "code_without_imports",
+    "definition",
+    "fragment_probes",
+    "import_probes",
+    "receiver_types",
+    "string_key",
+    "subclass_probes",
+    "type_probes",
+    "usage",
+]
+
+IMPORT_PROBE_MAX = 30  # names in one import alternation; the latest imports are kept
+ANY_NAME = "*"  # a module-member probe for every top-level name of the module
+_IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
+_LINE_COMMENTS = re.compile(r"#.*$|//.*$", re.M)
+_KEY_LITERAL = re.compile(r"([\"'])([A-Za-z_][\w.-]{3,40})\1")
+_BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
+_CLASS_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*)\b")
+_TYPING_NAMES = words(
+    "Optional Union List Dict Set Tuple Any Callable Type Sequence Mapping Iterable "
+    "Iterator ClassVar Literal Final Annotated TypeVar Generic Awaitable Coroutine"
+)
+
+
+# -- one name, one probe -------------------------------------------------------------
+def definition(name: str, kind: QueryKind, lang_name: str | None, weight: float) -> Query:
+    """Where ``name`` is defined, from the language's template for ``kind``."""
+    lang = get_language(lang_name)
+    escaped = escape_identifier(name)
+    template = lang.definition.get(kind) if lang else None
+    if template is None:
+        return Query(rf"\b{escaped}\b", kind, False, lang_name, name, "definition", weight)
+    return Query(
+        template.replace("{name}", escaped),
+        kind,
+        False,
+        lang_name,
+        name,
+        "definition",
+        weight,
+        context_lines=4,
+    )
+
+
+def usage(name: Name, lang_name: str | None, weight: float) -> Query:
+    """Where ``name`` is called or used as a receiver."""
+    template = USAGE.get(name.kind, USAGE["variable"])
+    pattern = template.replace("{name}", escape_identifier(name.name))
+    return Query(pattern, name.kind, False, lang_name, name.name, "usage", weight, 2)
+
+
+def fragment_probes(lang_name: str | None, names: Sequence[Name], weight: float) -> list[Query]:
+    """Wildcards for names that are part of the one sought (``Name.fragment``)."""
+    templates = wildcards_for(lang_name)
+    out: list[Query] = []
+    for name in names:
+        escaped = escape_identifier(name.name)
+        if name.fragment == "suffix":  # receiver `self.data_loader.` → class *DataLoader
+            pattern = templates.class_suffix.replace("{name}", escaped)
+            out.append(Query(pattern, "class", False, lang_name, name.name, "wildcard", weight, 4))
+        elif name.fragment == "prefix":
+            template = templates.class_prefix if name.kind == "class" else templates.method_prefix
+            pattern = template.replace("{name}", escaped)
+            out.append(
+                Query(pattern, name.kind, False, lang_name, name.name, "wildcard", weight, 3)
+            )
+    return out
+
+
+def subclass_probes(ctx: LocalContext, weight: float) -> list[Query]:
+    """An empty body's class: its siblings, the other classes deriving from its bases."""
+    if not (ctx.empty_body and ctx.class_bases):
+        return []
+    template = wildcards_for(ctx.lang).subclass
+    out: list[Query] = []
+    for base in ctx.class_bases[:2]:
+        base_name = base.rsplit(".", 1)[-1]
+        if not IDENTIFIER_RE.fullmatch(base_name) or is_generic(base_name):
+            continue
+        pattern = template.replace("{name}", escape_identifier(base_name))
+        out.append(Query(pattern, "class", False, ctx.lang, base_name, "wildcard", weight, 4))
+    return out
+
+
+def string_key(ctx: LocalContext, weight: float) -> Query | None:
+    """A key-like string literal by the cursor (``cfg.get("timeout"``): its other uses."""
+    for line in reversed(ctx.window.split("\n")[-3:]):
+        keys = _KEY_LITERAL.findall(line)
+        if keys:
+            key = keys[-1][1]
+            pattern = "[\"']" + escape_regex(key) + "[\"']"
+            return Query(pattern, "other", False, ctx.lang, key, "usage", weight, 2)
+    return None
+
+
+# -- imports -------------------------------------------------------------------------
+def code_without_imports(blanked: str) -> str:
+    """The code of a ``blank_docstrings`` text: its imports and line comments removed too."""
+    text = _LINE_COMMENTS.sub("", blanked)
+    text = re.sub(r"^\s*from\s+\S+\s+import\s*\([^)]*\)", "", text, flags=re.M)
+    return _IMPORT_LINE.sub("", text)
+
+
+def import_probes(
+    ctx: LocalContext, imported: dict[str, str], code: str, weights: RouterWeights
+) -> list[Query]:
+    """Definitions of the in-repo names the file imports: unused ones first.
+
+    At the first use of an imported name its only mention before the cursor is the
+    import line, so the window says nothing about it. Names already used in ``code``
+    (``code_without_imports``) make a second, weaker probe: they are the file's
+    vocabulary for the next line. Generic names (``init``, ``run``) are probed only in
+    the files they come from.
+    """
+    lang = get_language(ctx.lang)
+    template = lang.import_probe if lang else None
+    if template is None:
+        return []
+    used = set(IDENTIFIER_RE.findall(code))
+    fresh: list[str] = []
+    known: list[str] = []
+    generic: dict[str, str] = {}
+    for ref in ctx.imports:
+        name = ref.name or ""
+        if ref.local_name not in imported or not IDENTIFIER_RE.fullmatch(name):
+            continue
+        if is_generic(name):
+            generic[name] = imported[ref.local_name]
+            continue
+        bucket = known if (name in used or ref.local_name in used) else fresh
+        if name not in bucket:
+            bucket.append(name)
+    groups: list[tuple[list[str], float, tuple[str, ...]]] = [
+        (fresh, weights.import_unused, ()),
+        (known, weights.import_used, ()),
+    ]
+    if generic:
+        files = tuple(sorted(set(generic.values())))
+        groups.append((list(generic), weights.import_generic, files))
+    groups += _module_member_groups(ctx, imported, code, weights)
+    probes = []
+    for names, weight, files in groups:
+        if not names:
+            continue
+        names = names[-IMPORT_PROBE_MAX:]  # the latest imports are the likeliest next
+        if names == [ANY_NAME]:
+            group = r"([A-Za-z_]\w*)"
+        else:
+            group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
+        kind = "class" if sum(n[:1].isupper() for n in names) * 2 >= len(names) else "method"
+        pattern = template.replace("{names}", group)
+        probes.append(
+            Query(pattern, kind, False, ctx.lang, ",".join(names), "import", weight, 4, files)
+        )
+    return probes
+
+
+def _module_member_groups(
+    ctx: LocalContext, imported: dict[str, str], code: str, weights: RouterWeights
+) -> list[tuple[list[str], float, tuple[str, ...]]]:
+    """``from . import errors`` then ``errors.StrError``: the module's members in use.
+
+    The members this file already takes from an in-repo module are probed in that
+    module's file only; with ``errors.`` at the cursor, so is every top-level name.
+    """
+    if ctx.lang != "python":
+        return []
+    groups: list[tuple[list[str], float, tuple[str, ...]]] = []
+    for ref in ctx.imports:
+        path = imported.get(ref.local_name)
+        stem = path.rsplit("/", 1)[-1].removesuffix(".py") if path else ""
+        if not path or (ref.local_name not in (stem, "__init__") and (ref.name or "") != stem):
+            continue  # not a module import
+        alias = re.escape(ref.local_name)
+        members = list(dict.fromkeys(re.findall(rf"\b{alias}\.([A-Za-z_]\w*)", code)))
+        if ctx.prefix.rstrip().endswith(f"{ref.local_name}."):
+            groups.append(([ANY_NAME], weights.module_at_cursor, (path,)))
+        elif members:
+            groups.append((members[-IMPORT_PROBE_MAX:], weights.module_members, (path,)))
+    return groups
+
+
+# -- the second hop ------------------------------------------------------------------
+def receiver_types(
+    ctx: LocalContext,
+    plan: QueryPlan,
+    candidates: Sequence[Candidate],
+    lines_of: Callable[[str], list[str]],
+    externals: set[str],
+) -> list[str]:
+    """``x.`` at the cursor with x's type unnamed: the classes x is bound to elsewhere.
+
+    Reads the lines where the plan's definition probes for x matched (``self.x =
+    Loader(...)``, ``x: Loader``) and returns the class names after ``=`` or ``:``, in
+    order, without external, typing or generic names.
+    """
+    from greprag.adaptive import untyped_receiver  # on use: keeps import greprag cheap
+
+    receiver = untyped_receiver(ctx)
+    if receiver is None:
+        return []
+    probes = {
+        i
+        for i, q in enumerate(plan.queries)
+        if q.identifier == receiver and q.purpose == "definition"
+    }
+    types: list[str] = []
+    for cand in candidates:
+        if probes.isdisjoint(cand.queries):
+            continue
+        for line in cand.match_lines:
+            text = lines_of(cand.path)[line - 1]
+            bound = _BOUND_TO.search(text.split(receiver, 1)[-1])
+            for name in _CLASS_NAME.findall(bound.group(1) if bound else ""):
+                if name in types or name in externals or name in _TYPING_NAMES:
+                    continue
+                if not is_generic(name):
+                    types.append(name)
+    return types
+
+
+def type_probes(lang_name: str | None, types: Sequence[str], weight: float) -> list[Query]:
+    """Definition probes for class names found by a second look (``receiver_types``)."""
+    return [
+        replace(definition(name, "class", lang_name, weight), purpose="second hop")
+        for name in types
+        if IDENTIFIER_RE.fullmatch(name)
+    ]

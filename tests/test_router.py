@@ -1,0 +1,96 @@
+"""The router package: its registry, its weights object, its query vocabulary, the second hop."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from greprag.config import ConfigError, Settings, load_settings
+from greprag.context import build_local_context
+from greprag.imports import resolve_imports
+from greprag.languages import language_for_path
+from greprag.models import QUERY_KINDS, QUERY_PURPOSES, Candidate, Query, QueryPlan
+from greprag.router import ROUTERS, OfflineRouter, RouterWeights
+from greprag.router.probes import receiver_types, type_probes
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_the_router_setting_accepts_exactly_the_registered_routers():
+    assert set(ROUTERS) == {"offline", "llm"}
+    for name, build in ROUTERS.items():
+        router = build(Settings(max_queries=4))
+        assert router.name == name and router.max_queries == 4
+    with pytest.raises(ConfigError, match="router must be one of offline, llm"):
+        load_settings(None, router="nope")
+
+
+def test_the_weights_object_drives_the_plan():
+    ctx = build_local_context(
+        'def f(cfg):\n    t = cfg.get("request_timeout")\n    ', lang="python"
+    )
+    default = OfflineRouter().plan(ctx)
+    key = next(q for q in default.queries if q.identifier == "request_timeout")
+    assert key.weight == RouterWeights().string_key and default.queries[0] != key
+
+    boosted = OfflineRouter(weights=replace(RouterWeights(), string_key=5.0)).plan(ctx)
+    assert boosted.queries[0].identifier == "request_timeout"
+    assert boosted.queries[0].weight == 5.0
+
+
+def test_plans_over_the_fixture_repos_use_only_declared_kinds_and_purposes():
+    router = OfflineRouter()
+    seen: set[str] = set()
+    for path in sorted(FIXTURES.rglob("*")):
+        lang = language_for_path(path.name)
+        if lang is None:
+            continue
+        repo = FIXTURES / path.relative_to(FIXTURES).parts[0]
+        rel = path.relative_to(repo).as_posix()
+        lines = path.read_text().split("\n")
+        for number in range(1, len(lines) + 1, 3):
+            before = "\n".join(lines[:number])
+            ctx = build_local_context(before, path=rel, lang=lang.name, line=number)
+            for query in router.plan(ctx, resolve_imports(ctx, repo)).queries:
+                assert query.kind in QUERY_KINDS and query.purpose in QUERY_PURPOSES, query
+                seen.add(query.purpose)
+    assert seen == {"definition", "usage", "wildcard", "import"}
+
+
+def test_receiver_types_reads_the_class_a_receiver_is_bound_to_elsewhere():
+    ctx = build_local_context(
+        "class Job(Base):\n    def run(self):\n        self.store.", lang="python"
+    )
+    plan = QueryPlan(
+        queries=[
+            Query(r"self\.store\s*=", "variable", identifier="store", purpose="definition"),
+            Query(r"\bstore\b", "variable", identifier="store", purpose="usage"),
+        ]
+    )
+    files = {
+        "base.py": [
+            "class Base:",
+            "    def __init__(self, cache):",
+            "        self.store = BlobStore(Optional[Cache], Path('x'), cache)",
+            "        self.store: DiskStore = make()",
+        ],
+        "other.py": ["store = MemoryStore()"],
+    }
+    candidates = [
+        Candidate("base.py", 1, 4, "", queries=(0,), match_lines=(3, 4)),
+        Candidate("other.py", 1, 1, "", queries=(1,), match_lines=(1,)),  # a usage probe
+    ]
+    types = receiver_types(ctx, plan, candidates, files.__getitem__, externals={"Path"})
+    assert types == ["BlobStore", "Cache", "DiskStore"]
+
+    typed = build_local_context("store: BlobStore = get()\nstore.", lang="python")
+    assert receiver_types(typed, plan, candidates, files.__getitem__, set()) == []
+
+    probes = type_probes("python", types[:2], weight=0.9)
+    assert [(q.identifier, q.purpose, q.weight) for q in probes] == [
+        ("BlobStore", "second hop", 0.9),
+        ("Cache", "second hop", 0.9),
+    ]
+    assert probes[0].pattern == r"^\s*class\s+BlobStore\b"
