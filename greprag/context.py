@@ -349,3 +349,53 @@ def context_of_text(
     return build_local_context(
         left_context, lang=lang.name if lang else None, window_lines=window_lines
     )
+
+
+# -- cursor predicates (what the routes ask of a cursor) ----------------------------
+
+PROSE_WORD_SHARE = 0.7
+_MEMBER_RE = re.compile(r"(?:\b(?:self|this)\.)?\b([A-Za-z_$][\w$]*)\.\s*[\w$]*$")
+_WORD_RE = re.compile(r"[A-Za-z][a-z'’-]*[,.;:!?]?")
+_SELF_NAMES = frozenset({"self", "this", "cls", "super"})
+_ACCESS_RE = re.compile(r"([A-Za-z_$][\w$]*)(?:\([^()]*\)|\[[^\[\]]*\])?\.\s*[\w$]*$")
+
+
+def is_prose(ctx: LocalContext) -> bool:
+    """A natural-language question: no language and mostly plain words."""
+    if ctx.lang is not None:
+        return False
+    tokens = (ctx.window or ctx.before).split()
+    words = [t for t in tokens if _WORD_RE.fullmatch(t)]
+    return len(tokens) >= 3 and len(words) >= PROSE_WORD_SHARE * len(tokens)
+
+
+def untyped_receiver(ctx: LocalContext) -> str | None:
+    """The receiver of a member access at the cursor when its type is nowhere named."""
+    match = _MEMBER_RE.search(ctx.prefix)
+    if match is None:
+        return None
+    receiver = match.group(1)
+    known = set(ctx.annotations) | set(ctx.assignments)
+    imported = {imp.local_name for imp in ctx.imports}
+    if (
+        receiver in _SELF_NAMES
+        or receiver in known
+        or f"self.{receiver}" in known
+        or receiver in imported
+        or receiver[:1].isupper()
+    ):
+        return None
+    return receiver
+
+
+def member_receiver(ctx: LocalContext) -> str | None:
+    """The object of a member access at the cursor (``item.``, ``self.io_loop.``,
+    ``get().``); None after ``self.``, an imported name or a class name."""
+    match = _ACCESS_RE.search(ctx.prefix)
+    if match is None:
+        return None
+    receiver = match.group(1)
+    imported = {imp.local_name for imp in ctx.imports}
+    if receiver in _SELF_NAMES or receiver in imported or receiver[:1].isupper():
+        return None
+    return receiver

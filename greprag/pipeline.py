@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +15,17 @@ from greprag.errors import RetrievalError, RouterError
 from greprag.explain import explain_retrieval
 from greprag.files import FileCache
 from greprag.fusion.assemble import assemble
-from greprag.fusion.fuse import fuse
 from greprag.fusion.score import ScoreWeights, score_candidates
 from greprag.imports import resolve_imports
 from greprag.models import QueryPlan, Result
 from greprag.router import OfflineRouter, Router
-from greprag.router.names import external_names
-from greprag.router.probes import receiver_types, type_probes
 from greprag.routes import Route, RouteHits, RouteRequest
+from greprag.routes.choose import DenseJoin
 from greprag.routes.grep import GrepRoute
 from greprag.syntax import BlockWidener
 from greprag.tokens import preload_encoding
 
 __all__ = ["Retriever"]
-
-SECOND_HOP_TYPES = 3  # receiver types a second hop probes
-SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the cursor's own type: 1.0)
 
 
 class _Clock:
@@ -88,7 +82,7 @@ class Retriever:
         self.router = injected
         self.weights = ScoreWeights.from_settings(s)
         preload_encoding(s.encoding)  # overlaps the tokenizer load with rg
-        self._dense = None  # DenseRoute, created on first use (it loads a model)
+        self.dense = DenseJoin(self.repo, s)  # the dense route joins where grep is weak
 
     # -- inputs ----------------------------------------------------------------------
     def local_context(
@@ -167,8 +161,9 @@ class Retriever:
             cursor_line=ctx.line,
             admit_above_cursor=s.include_current_file == "above",
             k=s.dense_k,
+            imported=imported,
         )
-        hits = self._search(request, imported)
+        hits = self._search(request)
         clock.lap("grep")
         ranked = score_candidates(
             hits.candidates,
@@ -181,7 +176,13 @@ class Retriever:
         clock.lap("rerank")
         routes = {"grep": "always on"}
         if s.routes != "grep":
-            ranked = self._join_dense(request, hits, ranked, routes, clock)
+            joined = self.dense.join(request, hits, ranked)
+            ranked = joined.ranked
+            routes.update(joined.routes)
+            hits.notes += joined.notes
+            hits.skipped += joined.skipped
+            clock.timings.update(joined.timings)
+            clock.lap("dense_join")  # choosing, and the dense search when it ran
         assembly = assemble(
             ranked,
             plan=plan,
@@ -209,91 +210,13 @@ class Retriever:
             ),
         )
 
-    def _search(self, request: RouteRequest, imported: dict[str, str]) -> RouteHits:
-        """Every always-on route, its hits in one list (grep's with its second hop)."""
+    def _search(self, request: RouteRequest) -> RouteHits:
+        """Every always-on route, their hits in one list."""
         merged = RouteHits("+".join(r.name for r in self.routes), [])
         for route in self.routes:
             hits = route.search(request)
-            if route is self.grep:
-                hits = self._second_hop(request, hits, imported)
             merged.candidates += hits.candidates
             merged.skipped += hits.skipped
             merged.notes += hits.notes
             merged.stats += hits.stats
         return merged
-
-    def _second_hop(
-        self, request: RouteRequest, hits: RouteHits, imported: dict[str, str]
-    ) -> RouteHits:
-        """``x.`` at the cursor with x's type unnamed: read x's assignments elsewhere
-        (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe those types.
-        """
-        ctx, plan = request.ctx, request.plan
-        externals = external_names(ctx, set(imported))
-        types = receiver_types(ctx, plan, hits.candidates, request.files.get, externals)
-        if not types:
-            return hits
-        extra = type_probes(ctx.lang, types[:SECOND_HOP_TYPES], weight=SECOND_HOP_WEIGHT)
-        more = self.grep.search(
-            RouteRequest(
-                QueryPlan(queries=extra, router=plan.router),
-                ctx,
-                request.files,
-                exclude_path=ctx.path,
-                cursor_line=ctx.line,
-            )
-        )
-        offset = len(plan.queries)
-        plan.queries += extra
-        hits.candidates += [
-            replace(
-                c, query_index=c.query_index + offset, queries=tuple(i + offset for i in c.queries)
-            )
-            for c in more.candidates
-        ]
-        hits.stats += [
-            replace(st, index=st.index + offset, note=st.note or "second hop") for st in more.stats
-        ]
-        return hits
-
-    # -- the dense route -------------------------------------------------------------
-    def _join_dense(self, request, hits, ranked, routes, clock):
-        """Let the dense route join where grep evidence is weak, fusing the two rankings."""
-        from greprag.adaptive import choose_routes
-        from greprag.routes.dense import dense_available, has_index
-
-        s = self.settings
-        chosen, reason = choose_routes(
-            s.routes,
-            grep_candidates=hits.candidates,
-            queries=request.plan.queries,
-            ctx=request.ctx,
-            dense_installed=dense_available(),
-        )
-        if "dense" not in chosen:
-            routes["dense"] = f"not run: {reason}"
-            return ranked
-        if s.routes == "auto" and not has_index(self.repo, s):
-            routes["dense"] = f"not run: {reason}, but the repo has no index (greprag index)"
-            return ranked
-        clock.lap("route_choice")
-        dense = self._dense_route().search(request)
-        clock.timings.update(dense.timings)
-        clock.lap("dense")
-        hits.notes += [f"dense: {note}" for note in dense.notes]
-        hits.skipped += dense.skipped
-        routes["dense"] = reason
-        if "grep" not in chosen:
-            routes["grep"] = "ran, but only dense was asked for"
-            return dense.candidates
-        return fuse(
-            {"grep": ranked, "dense": dense.candidates},
-            weights={"grep": 1.0, "dense": s.dense_weight},
-        )
-
-    def _dense_route(self):  # -> greprag.routes.dense.DenseRoute
-        if self._dense is None:
-            from greprag.routes.dense import DenseRoute
-
-            self._dense = DenseRoute.from_settings(self.repo, self.settings)
-        return self._dense

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from greprag.context import LocalContext
+from greprag.context import LocalContext, untyped_receiver
 from greprag.languages import (
     IDENTIFIER_RE,
     USAGE,
@@ -227,7 +227,6 @@ def receiver_types(
     Loader(...)``, ``x: Loader``) and returns the class names after ``=`` or ``:``, in
     order, without external, typing or generic names.
     """
-    from greprag.adaptive import untyped_receiver  # on use: keeps import greprag cheap
 
     receiver = untyped_receiver(ctx)
     if receiver is None:

@@ -33,7 +33,8 @@ class RouteRequest:
     file is read once and never from outside the root). ``exclude_path`` is the file under
     the cursor: its lines never come back, except those above ``cursor_line`` when
     ``admit_above_cursor``. ``text`` is what a text route embeds; ``k`` how many candidates
-    such a route returns.
+    such a route returns. ``imported`` maps the cursor file's in-repo imports to the files
+    they resolve to.
     """
 
     plan: QueryPlan
@@ -44,6 +45,7 @@ class RouteRequest:
     admit_above_cursor: bool = False
     text: str = ""
     k: int = 20
+    imported: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of_text(

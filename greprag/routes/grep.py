@@ -12,7 +12,7 @@ import re
 import subprocess
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from greprag.config import Settings
@@ -33,10 +33,14 @@ from greprag.rg import (
     parse_json_lines,
     parse_size,
 )
+from greprag.router.names import external_names
+from greprag.router.probes import receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 MAX_HITS_PER_QUERY = 200
+SECOND_HOP_TYPES = 3  # receiver types a second hop probes
+SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the cursor's own type: 1.0)
 
 
 @dataclass
@@ -114,9 +118,48 @@ class GrepRoute:
         )
 
     def search(self, request: RouteRequest) -> RouteHits:
-        """Run the request's plan; candidates come back in plan priority order (not yet
-        re-ranked)."""
+        """Run the request's plan, then its second hop; candidates come back in plan
+        priority order (not yet re-ranked). A second hop appends its probes to
+        ``request.plan`` (so candidates, stats and ``Result.queries`` stay aligned)."""
         started = time.perf_counter()
+        hits = self._second_hop(request, self._pass(request))
+        hits.timings[self.name] = (time.perf_counter() - started) * 1000
+        return hits
+
+    def _second_hop(self, request: RouteRequest, hits: RouteHits) -> RouteHits:
+        """``x.`` at the cursor with x's type unnamed: read x's assignments elsewhere
+        (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe those types.
+        """
+        ctx, plan = request.ctx, request.plan
+        externals = external_names(ctx, set(request.imported))
+        types = receiver_types(ctx, plan, hits.candidates, request.files.get, externals)
+        if not types:
+            return hits
+        extra = type_probes(ctx.lang, types[:SECOND_HOP_TYPES], weight=SECOND_HOP_WEIGHT)
+        more = self._pass(
+            RouteRequest(
+                QueryPlan(queries=extra, router=plan.router),
+                ctx,
+                request.files,
+                exclude_path=request.exclude_path,
+                cursor_line=request.cursor_line,
+            )
+        )
+        offset = len(plan.queries)
+        plan.queries += extra
+        hits.candidates += [
+            replace(
+                c, query_index=c.query_index + offset, queries=tuple(i + offset for i in c.queries)
+            )
+            for c in more.candidates
+        ]
+        hits.stats += [
+            replace(st, index=st.index + offset, note=st.note or "second hop") for st in more.stats
+        ]
+        return hits
+
+    def _pass(self, request: RouteRequest) -> RouteHits:
+        """One rg pass over the request's plan."""
         plan, files = request.plan, request.files
         exclude_path, cursor_line = request.exclude_path, request.cursor_line
         admit_above_cursor = request.admit_above_cursor
@@ -153,10 +196,7 @@ class GrepRoute:
         skipped += [Skip(p, "resolves outside the repository") for p in sorted(outside)]
         kept = self._narrow(hits_by_query, stats)
         candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
-        elapsed = (time.perf_counter() - started) * 1000
-        return RouteHits(
-            self.name, candidates, skipped=skipped, stats=stats, timings={self.name: elapsed}
-        )
+        return RouteHits(self.name, candidates, skipped=skipped, stats=stats)
 
     def _popen(self, argv: list[str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
         return subprocess.Popen(

@@ -1,8 +1,8 @@
 import pytest
 
-from greprag.adaptive import choose_routes
 from greprag.context import ImportRef, LocalContext
 from greprag.models import Candidate, Query
+from greprag.routes.choose import choose_routes
 
 
 def ctx(

@@ -1,0 +1,126 @@
+"""Adaptive routing: run the dense route only where grep evidence is weak.
+
+``auto`` adds ``dense`` when grep found nothing or little, when every identifier it
+searched is generic, when the cursor is on a member access whose receiver's type the
+local context never names (``self.store.`` with ``store`` set elsewhere), when it is on a
+member access of any object (``item.``: even with the type named, the member may be
+inherited from a class the local context never names; not after ``self.``, an imported
+module or a class name), or when the query is prose rather than code. Measured on the
+benchmark's implicit subset, the wider member-access trigger is what lets dense help
+(docs/benchmarks.md, "Dense route").
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from greprag.config import Settings
+from greprag.context import LocalContext, is_prose, member_receiver, untyped_receiver
+from greprag.fusion.fuse import fuse
+from greprag.languages import is_generic
+from greprag.models import Candidate, Query, Skip
+from greprag.routes import RouteHits, RouteRequest
+
+__all__ = ["DenseJoin", "Joined", "choose_routes"]
+
+FEW_HITS = 3
+
+
+def choose_routes(
+    mode: str,
+    *,
+    grep_candidates: list[Candidate],
+    queries: list[Query],
+    ctx: LocalContext,
+    dense_installed: bool,
+) -> tuple[list[str], str]:
+    """The routes to run (``grep`` and/or ``dense``) and a reason a person can read."""
+    if mode == "grep":
+        return ["grep"], "grep requested"
+    if not dense_installed:
+        return ["grep"], "dense extra not installed"
+    if mode == "dense":
+        return ["dense"], "dense requested"
+    if mode != "auto":
+        raise ValueError(f"unknown routes mode: {mode!r} (grep, dense or auto)")
+    reasons = []
+    if is_prose(ctx):
+        reasons.append("prose query")
+    if not grep_candidates:
+        reasons.append("grep found nothing")
+    elif len(grep_candidates) < FEW_HITS:
+        reasons.append(f"grep found only {len(grep_candidates)} hit(s)")
+    names = sorted({q.identifier for q in queries if q.identifier})
+    if names and all(is_generic(n) for n in names):
+        reasons.append(f"only generic identifiers ({', '.join(names)})")
+    receiver = untyped_receiver(ctx)
+    if receiver:
+        reasons.append(f"member access on `{receiver}`, whose type the local context does not name")
+    elif (receiver := member_receiver(ctx)) is not None:
+        reasons.append(
+            f"member access on `{receiver}`: the member may be inherited from a class "
+            "the local context does not name"
+        )
+    if reasons:
+        return ["grep", "dense"], "; ".join(reasons)
+    return ["grep"], f"grep evidence strong ({len(grep_candidates)} hits)"
+
+
+@dataclass
+class Joined:
+    """The ranking after the dense route had its say, and what to report about it."""
+
+    ranked: list[Candidate]
+    routes: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class DenseJoin:
+    """Runs the dense route where ``choose_routes`` says so and fuses it with grep's
+    ranking (RRF); the route (and its model) is created on first use and kept."""
+
+    def __init__(self, repo: Path, settings: Settings) -> None:
+        self.repo = repo
+        self.settings = settings
+        self._route = None  # greprag.routes.dense.DenseRoute
+
+    def route(self):  # -> greprag.routes.dense.DenseRoute
+        if self._route is None:
+            from greprag.routes.dense import DenseRoute
+
+            self._route = DenseRoute.from_settings(self.repo, self.settings)
+        return self._route
+
+    def join(self, request: RouteRequest, grep: RouteHits, ranked: list[Candidate]) -> Joined:
+        """``ranked`` (grep's final ranking) with dense hits fused in, when dense runs."""
+        from greprag.routes.dense import dense_available, has_index
+
+        s = self.settings
+        chosen, reason = choose_routes(
+            s.routes,
+            grep_candidates=grep.candidates,
+            queries=request.plan.queries,
+            ctx=request.ctx,
+            dense_installed=dense_available(),
+        )
+        if "dense" not in chosen:
+            return Joined(ranked, {"dense": f"not run: {reason}"})
+        if s.routes == "auto" and not has_index(self.repo, s):
+            note = f"not run: {reason}, but the repo has no index (greprag index)"
+            return Joined(ranked, {"dense": note})
+        started = time.perf_counter()
+        dense = self.route().search(request)
+        timings = {**dense.timings, "dense": (time.perf_counter() - started) * 1000}
+        notes = [f"dense: {note}" for note in dense.notes]
+        if "grep" not in chosen:
+            routes = {"dense": reason, "grep": "ran, but only dense was asked for"}
+            return Joined(dense.candidates, routes, notes, dense.skipped, timings)
+        fused = fuse(
+            {"grep": ranked, "dense": dense.candidates},
+            weights={"grep": 1.0, "dense": s.dense_weight},
+        )
+        return Joined(fused, {"dense": reason}, notes, dense.skipped, timings)
