@@ -14,6 +14,7 @@ import pytest
 
 from greprag.tokens import count_tokens
 
+ROOT = Path(__file__).resolve().parents[1]  # the project
 FIXTURES = Path(__file__).parent / "fixtures"
 collect_ignore_glob = ["fixtures/*"]
 

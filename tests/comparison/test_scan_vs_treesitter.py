@@ -15,9 +15,6 @@ is skipped (saying why) only when the download fails.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,62 +24,17 @@ from greprag.syntax import expand_range, file_spans
 from greprag.syntax.grammars import grammar_key
 from greprag.syntax.scan import LocalExpander
 from greprag.syntax.treesitter import tree_analysis
+from tests.comparison.conftest import Source, fetch
 
 pytestmark = pytest.mark.comparison
 
 MARGIN = 0.01
 
 
-@dataclass(frozen=True)
-class Source:
-    """A pinned sdist and the files of one language in it."""
-
-    package: str
-    version: str
-    lang: str
-    pattern: str  # glob inside the folder the sdist unpacks into
-    agreement: float  # measured with the scan at the time of pinning
-    precision: float
-
-
 # click: a pure-Python library (with its tests and examples). JPype1: its sdist ships the
 # Java half of the bridge and its test harness, in Allman style (``{`` on its own line).
 PYTHON = Source("click", "8.1.7", "python", "**/*.py", agreement=0.704, precision=0.873)
 JAVA = Source("JPype1", "1.5.2", "java", "**/*.java", agreement=0.553, precision=0.558)
-
-
-@pytest.fixture(scope="session")
-def cache() -> Path:
-    """Where fetched sources are kept between runs."""
-    folder = Path.home() / ".cache" / "greprag-tests"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def fetch(source: Source, cache: Path) -> Path:
-    """The unpacked sdist, downloaded with pip on first use; skips when pip cannot get it."""
-    root = cache / f"{source.package}-{source.version}"
-    done = root / ".unpacked"
-    if done.exists():
-        return root
-    downloads = cache / "downloads"
-    spec = f"{source.package}=={source.version}"
-    pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check"]
-    proc = subprocess.run(
-        [*pip, "--quiet", "--no-binary", ":all:", "-d", str(downloads), spec],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if proc.returncode != 0:
-        reason = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"cannot download the {spec} sdist (network?): {reason}")
-    prefix = f"{source.package}-{source.version}".lower()
-    archive = next(p for p in downloads.glob("*.tar.gz") if p.name.lower().startswith(prefix))
-    with tarfile.open(archive) as tar:
-        tar.extractall(root, filter="data")
-    done.touch()
-    return root
 
 
 @dataclass

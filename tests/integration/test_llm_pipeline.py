@@ -6,10 +6,10 @@ import json
 import time
 
 import pytest
-from conftest import check_invariants, cursor
-from openai_stub import OpenAIStub
 
 from greprag import Retriever
+from tests.conftest import check_invariants, cursor
+from tests.stubs.openai_stub import OpenAIStub
 
 GOOD_PLAN = {
     "queries": [

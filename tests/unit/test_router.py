@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,7 @@ from greprag.languages import language_for_path
 from greprag.models import QUERY_KINDS, QUERY_PURPOSES, Candidate, Query, QueryPlan
 from greprag.router import ROUTERS, OfflineRouter, RouterWeights
 from greprag.router.probes import receiver_types, type_probes
-
-FIXTURES = Path(__file__).parent / "fixtures"
+from tests.conftest import FIXTURES
 
 
 def test_the_router_setting_accepts_exactly_the_registered_routers():

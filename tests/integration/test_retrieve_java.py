@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import check_invariants, covering, cursor, describe, line_of
 
 from greprag import Retriever
+from tests.conftest import check_invariants, covering, cursor, describe, line_of
 
 BUDGET = 4096
 SRC = "src/main/java/com/shop"

@@ -7,7 +7,6 @@ import os
 import time
 
 import pytest
-from openai_stub import OpenAIStub
 
 from greprag.config import load_settings
 from greprag.context import ImportRef, LocalContext
@@ -15,6 +14,7 @@ from greprag.errors import QueryRejected, RouterError
 from greprag.models import Query
 from greprag.router.llm import LLMRouter, main_identifier, parse_answer
 from greprag.router.validate import validate_plan, validate_query
+from tests.stubs.openai_stub import OpenAIStub
 
 MODEL = "openai/stub-model"
 

@@ -15,7 +15,7 @@ import pytest
 from greprag import Retriever
 from greprag.config import REPO_SETTINGS, Settings, load_settings
 from greprag.files import FileCache, inside, read_bytes, safe_relative
-from tests.conftest import cursor
+from tests.conftest import ROOT, cursor
 
 SECRET = "TOP_SECRET_OUTSIDE_THE_REPO"
 
@@ -86,7 +86,7 @@ def test_repo_settings_exclude_everything_that_runs_writes_or_sends():
 
 
 def test_documented_user_only_settings_match_the_code():
-    text = (Path(__file__).resolve().parents[1] / "configs" / "default.toml").read_text()
+    text = (ROOT / "configs" / "default.toml").read_text()
     marked = {line.split("=")[0].strip() for line in text.splitlines() if "# [user]" in line}
     every = {f for f in Settings.__dataclass_fields__ if f != "notes"}
     assert marked == every - REPO_SETTINGS

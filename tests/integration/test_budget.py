@@ -7,10 +7,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import Cursor, check_invariants, cursor, describe
 
 from greprag import Retriever
 from greprag.tokens import count_tokens
+from tests.conftest import Cursor, check_invariants, cursor, describe
 
 BUDGETS = (300, 800, 4096)
 SRC = "src/main/java/com/shop"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import check_invariants, covering, cursor, describe, line_of, read_lines
 
 from greprag import Block, Result, Retriever
 from greprag.models import QUERY_KINDS
+from tests.conftest import check_invariants, covering, cursor, describe, line_of, read_lines
 
 BUDGET = 4096
 GENERIC = {"init", "config", "run", "data", "get"}

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import Cursor, cursor
 
 from greprag.models import Result
 from greprag.tokens import count_tokens
+from tests.conftest import Cursor, cursor
 
 RESULT_KEYS = set(Result([], "", 0, [], {}, "offline").to_dict())
 

@@ -1,0 +1,68 @@
+"""Real third-party code for comparison tests: pinned sdists fetched from PyPI on first use.
+
+Nothing here is committed: ``fetch`` downloads a pinned sdist with pip into
+``~/.cache/greprag-tests`` and unpacks it; the test is skipped (saying why) only when the
+download fails.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+
+@dataclass(frozen=True)
+class Source:
+    """A pinned sdist and the files of one language in it."""
+
+    package: str
+    version: str
+    lang: str
+    pattern: str  # glob inside the folder the sdist unpacks into
+    agreement: float = 0.0  # pinned rates, where a test pins any
+    precision: float = 0.0
+
+
+@pytest.fixture(scope="session")
+def cache() -> Path:
+    """Where fetched sources are kept between runs."""
+    folder = Path.home() / ".cache" / "greprag-tests"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def fetch(source: Source, cache: Path) -> Path:
+    """The unpacked sdist, downloaded with pip on first use; skips when pip cannot get it."""
+    root = cache / f"{source.package}-{source.version}"
+    done = root / ".unpacked"
+    if done.exists():
+        return root
+    downloads = cache / "downloads"
+    spec = f"{source.package}=={source.version}"
+    pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check"]
+    proc = subprocess.run(
+        [*pip, "--quiet", "--no-binary", ":all:", "-d", str(downloads), spec],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if proc.returncode != 0:
+        reason = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"cannot download the {spec} sdist (network?): {reason}")
+    prefix = f"{source.package}-{source.version}".lower()
+    archive = next(p for p in downloads.glob("*.tar.gz") if p.name.lower().startswith(prefix))
+    with tarfile.open(archive) as tar:
+        tar.extractall(root, filter="data")
+    done.touch()
+    return root
+
+
+@pytest.fixture(scope="session")
+def click_source(cache: Path) -> Path:
+    """click 8.1.7's sdist, unpacked: real Python nobody here wrote."""
+    return fetch(Source("click", "8.1.7", "python", "**/*.py"), cache)

@@ -1,0 +1,35 @@
+"""The grep route with real rg: cached file lists, the second hop."""
+
+from __future__ import annotations
+
+
+def test_an_oversize_file_stays_skipped_once_the_file_list_is_cached(tmp_path):
+    from greprag import Retriever
+
+    (tmp_path / "big.py").write_text("def DataLoaderX():\n    pass\n" + "x = 1\n" * 300_000)
+    (tmp_path / "small.py").write_text("from big import DataLoaderX\n\nvalue = DataLoaderX()\n")
+    (tmp_path / "user.py").write_text("def g():\n    DataLoaderX()\n")
+    retriever = Retriever(tmp_path, routes="grep")
+    for _ in range(2):  # the second search passes rg the cached file list
+        res = retriever.retrieve(file="user.py", line=2)
+        assert [s.path for s in res.skipped] == ["big.py"]
+        assert "too large" in res.skipped[0].reason
+        assert {b.path for b in res.blocks} == {"small.py"}
+
+
+def test_second_hop_types_a_receiver_from_its_assignment_elsewhere(tmp_path):
+    from greprag import Retriever
+
+    (tmp_path / "storage.py").write_text(
+        "class BlobStore:\n    def put_blob(self, key, data):\n        return key\n"
+    )
+    (tmp_path / "base.py").write_text(
+        "from storage import BlobStore\n\nclass Base:\n    def __init__(self):\n"
+        "        self.store = BlobStore()\n"
+    )
+    (tmp_path / "job.py").write_text(
+        "from base import Base\n\nclass Job(Base):\n    def run(self, key):\n        self.store.\n"
+    )
+    res = Retriever(tmp_path, routes="grep").retrieve(file="job.py", line=5, column=19)
+    assert any(q.purpose == "second hop" and q.identifier == "BlobStore" for q in res.queries)
+    assert any(b.path == "storage.py" and "def put_blob" in b.text for b in res.blocks)

@@ -1,0 +1,67 @@
+"""The offline router's plans for typical cursors."""
+
+from __future__ import annotations
+
+from greprag.context import build_local_context
+from greprag.router import OfflineRouter
+
+
+def _plan(src: str, lang: str, imported: dict[str, str] | None = None):
+    ctx = build_local_context(src, lang=lang)
+    return ctx, OfflineRouter().plan(ctx, imported or {})
+
+
+def test_router_targets_the_receiver_type_first():
+    src = (
+        "from data.loader import DataLoader\n\nclass P:\n"
+        "    def __init__(self, config):\n        self.loader = DataLoader(config.path)\n\n"
+        "    def go(self, i):\n        data = self.loader."
+    )
+    _, plan = _plan(src, "python", {"DataLoader": "data/loader.py"})
+    first = plan.queries[0]
+    assert first.identifier == "DataLoader" and first.kind == "class"
+    assert len(plan.queries) <= 10
+    assert any(q.purpose == "usage" and q.identifier == "loader" for q in plan.queries)
+
+
+def test_router_for_an_empty_body_asks_for_bases_and_siblings():
+    src = (
+        "from transforms.base import BaseTransform\n\n"
+        "class NormalizeTransform(BaseTransform):\n    def transform(self, data):\n        "
+    )
+    ctx, plan = _plan(src, "python", {"BaseTransform": "transforms/base.py"})
+    assert ctx.empty_body
+    ids = {(q.identifier, q.purpose) for q in plan.queries}
+    assert ("BaseTransform", "definition") in ids and ("transform", "definition") in ids
+    assert any(q.purpose == "wildcard" and q.identifier == "BaseTransform" for q in plan.queries)
+
+
+def test_router_uses_the_declared_java_type():
+    src = (
+        "import com.shop.orders.OrderStatus;\n"
+        "public class OrderHandler implements RequestHandler<OrderRequest> {\n"
+        "    public Response handle(OrderRequest request) {\n        OrderStatus status = "
+    )
+    _, plan = _plan(src, "java", {"OrderStatus": "orders/OrderStatus.java"})
+    assert plan.queries[0].identifier == "OrderStatus"
+    assert any(q.identifier == "RequestHandler" for q in plan.queries)
+
+
+def test_router_does_not_probe_generic_names_on_their_own():
+    src = "def main(config):\n    init()\n    config.run()\n    x = run(config)\n    "
+    _, plan = _plan(src, "python")
+    assert not any(q.identifier in ("init", "config", "run") for q in plan.queries)
+
+
+def test_router_probes_members_of_an_imported_module_in_its_file_only():
+    src = (
+        "from . import errors\n\ndef check(v):\n    if v is None:\n"
+        "        raise errors.NoneError()\n    raise errors."
+    )
+    ctx = build_local_context(src, lang="python", path="pkg/validators.py")
+    plan = OfflineRouter().plan(ctx, {"errors": "pkg/errors.py"})
+    module_probes = [q for q in plan.queries if q.paths == ("pkg/errors.py",)]
+    assert module_probes and module_probes[0].weight == 1.0  # every top-level name, 'errors.'
+    ctx = build_local_context(src.rsplit("\n", 1)[0] + "\n    ", lang="python", path="pkg/v.py")
+    plan = OfflineRouter().plan(ctx, {"errors": "pkg/errors.py"})
+    assert any("NoneError" in q.pattern and q.paths == ("pkg/errors.py",) for q in plan.queries)
