@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from greprag.fusion.bm25 import code_tokens, rerank
 from greprag.models import Candidate
 
