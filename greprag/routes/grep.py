@@ -303,6 +303,7 @@ class GrepRoute:
             out, _ = proc.communicate(timeout=self.timeout)
             if proc.returncode == 0:
                 self._remember_files(lang, parse_file_list(out))
+        matches.sort(key=lambda m: (m.path, m.line_number))  # rg's file order varies
         skipped += self._oversize_skips(list(by_lang), [p for ps in by_lang.values() for p in ps])
         return matches, skipped
 

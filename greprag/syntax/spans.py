@@ -28,9 +28,15 @@ class Analysis:
 
 
 def sorted_spans(spans: list[Span]) -> tuple[Span, ...]:
-    """Distinct spans by start, the outer of two that start together first."""
+    """Distinct spans by start, the outer of two that start together first; every field
+    is in the key, so the order never depends on the hash seed."""
     unique = set(spans)
-    return tuple(sorted(unique, key=lambda s: (s.start_line, -s.end_line, s.kind)))
+    return tuple(
+        sorted(
+            unique,
+            key=lambda s: (s.start_line, -s.end_line, s.kind, s.name or "", s.header_end_line),
+        )
+    )
 
 
 def smallest_containing(defs: list[Span] | tuple[Span, ...], start: int, end: int) -> Span | None:
