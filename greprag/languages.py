@@ -13,7 +13,9 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-IDENTIFIER_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+# Unicode letters count (``größe``); patterns naming them run with Unicode word classes
+# (``greprag.rg.rg_pattern``), the rest ASCII-only for speed.
+IDENTIFIER_RE = re.compile(r"(?:[^\W\d]|\$)[\w$]*")
 
 
 def words(text: str) -> frozenset[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from greprag.languages import get_language, language_for_path
 from greprag.models import Block, QueryPlan, Result
+from greprag.rg import rg_pattern
 
 __all__ = [
     "block_text",
@@ -120,7 +121,7 @@ def render_plan(plan: QueryPlan, rg: Path | str = "rg") -> str:
             argv += ["--type", lang.rg_type]
         if q.fixed:
             argv.append("-F")
-        argv += ["-e", q.pattern]
+        argv += ["-e", q.pattern if q.fixed else rg_pattern(q.pattern)]
         if q.paths:
             argv += ["--", *q.paths]
         lines.append(f"{i:2d}. [{q.kind:8s} {q.purpose:10s} w={q.weight:.2f}] {shlex.join(argv)}")

@@ -1,24 +1,29 @@
 """ripgrep: find the binary, build a safe argv from validated queries, parse ``--json``.
 
 Nothing here goes through a shell. Patterns always follow ``-e`` so none can be read as
-a flag, and the flags themselves come from a fixed allow-list.
+a flag, and the flags themselves come from a fixed allow-list. ``collect`` is the one
+place rg's output is read: a file rg cannot search (unreadable, deleted meanwhile, a name
+that cannot label a block) becomes a skip with a reason and the search goes on.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from greprag.errors import RipgrepNotFound, SearchError
 from greprag.languages import get_language
+from greprag.models import Skip
 
 _EXE = "rg.exe" if os.name == "nt" else "rg"
 # Characters that are special in Rust's regex syntax (escaping others is also legal).
@@ -79,6 +84,15 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
+def rg_pattern(pattern: str, *, fixed: bool = False) -> str:
+    """A query's pattern as rg runs it: literals escaped; a pattern with non-ASCII text
+    (``\\bgröße\\b``) scoped to Unicode word classes, since searches run ``--no-unicode``
+    (where ``\\b`` after ``é`` would never match)."""
+    if fixed:
+        return escape_regex(pattern)
+    return pattern if pattern.isascii() else f"(?u:{pattern})"
+
+
 def escape_regex(text: str) -> str:
     """Escape a literal for ripgrep's (Rust) regex syntax."""
     return "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)
@@ -104,9 +118,14 @@ class RgMatch:
     text: str
 
 
-@dataclass(frozen=True)
-class RgBinary:
-    path: str
+@dataclass
+class RgOutput:
+    """What one rg run reported: matched lines, files that turned out to be binary, and
+    files it could not search (each with a reason); the search itself went through."""
+
+    matches: list[RgMatch] = field(default_factory=list)
+    binaries: list[str] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
 
 
 def build_argv(rg: Path, spec: SearchSpec) -> list[str]:
@@ -120,7 +139,8 @@ def build_argv(rg: Path, spec: SearchSpec) -> list[str]:
         str(int(spec.max_count_per_file)),
         "--max-filesize",
         spec.max_filesize,
-        "--no-messages",
+        # per-file errors go to stderr, where ``collect`` turns them into skips
+        "--no-ignore-messages",
         # identifiers are ASCII; Unicode \b and \w make many-alternation patterns 4× slower
         "--no-unicode",
     ]
@@ -138,30 +158,112 @@ def build_argv(rg: Path, spec: SearchSpec) -> list[str]:
     return argv
 
 
-def run_search(
-    rg: Path, repo: Path, spec: SearchSpec, timeout: float = 20.0
-) -> Iterator[RgMatch | RgBinary]:
-    """Run one search in ``repo`` and yield matches and binary-file notices.
+def collect(stdout: bytes, stderr: bytes, returncode: int) -> RgOutput:
+    """The one place rg's answer is read: matches and binary files from ``--json``, and
+    every per-file error (unreadable, vanished, odd name) as a skip with a reason.
 
-    rg exits 1 when nothing matched; that is not an error. Paths are relative to the
-    repo root with ``/`` separators.
+    rg exits 2 when any file failed but still searches the rest; only a run that never
+    reached its summary (a pattern rg rejects, a bad flag) raises ``SearchError``.
     """
-    if not spec.patterns:
-        return
-    argv = build_argv(rg, spec)
-    proc = subprocess.run(
-        argv, cwd=repo, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL
-    )
-    if proc.returncode not in (0, 1):
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SearchError(f"rg failed ({proc.returncode}): {message[0] if message else ''}")
-    yield from parse_json_lines(proc.stdout.splitlines())
+    lines = stdout.splitlines()
+    if returncode not in (0, 1) and not (lines and _is_summary(lines[-1])):
+        raise SearchError(f"rg failed ({returncode}): {_first_error(stderr)}")
+    output = RgOutput()
+    odd: dict[str, str] = {}
+    for raw in lines:
+        if raw.startswith(b'{"type":"match"'):
+            data = json.loads(raw)["data"]
+            path, problem = _path_of(data["path"])
+            if problem:
+                odd[path] = problem
+                continue
+            text = _text_of(data["lines"]).rstrip("\r\n")
+            output.matches.append(RgMatch(path, int(data["line_number"]), text))
+        elif raw.startswith(b'{"type":"end"'):
+            data = json.loads(raw)["data"]
+            if data.get("binary_offset") is not None:
+                path, problem = _path_of(data["path"])
+                if not problem:
+                    output.binaries.append(path)
+    output.skipped = [Skip(path, reason) for path, reason in sorted(odd.items())]
+    output.skipped += _file_errors(stderr)
+    return output
 
 
-def _text_of(field: dict) -> str | None:
+def _is_summary(raw: bytes) -> bool:
+    """rg's last ``--json`` message, written once the search went through."""
+    try:
+        return json.loads(raw).get("type") == "summary"
+    except (ValueError, AttributeError):
+        return False
+
+
+def pattern_error(rg: Path, pattern: str) -> str | None:
+    """rg's own verdict on one regex (with the flags searches use): None when it
+    compiles, else rg's reason in one line. Python's ``re`` accepts patterns rg rejects
+    (``\\Z``, ``a{,5}``); only rg can say what rg will run."""
+    return _pattern_error(str(rg), pattern)
+
+
+@lru_cache(maxsize=1024)
+def _pattern_error(rg: str, pattern: str) -> str | None:
+    argv = [rg, "--no-config", "--no-unicode", "--quiet", "-e", pattern, "--", "-"]
+    try:
+        proc = subprocess.run(argv, input=b"", capture_output=True, timeout=10, check=False)
+    except subprocess.TimeoutExpired:
+        return "rg took too long to compile it"
+    return None if proc.returncode in (0, 1) else _first_error(proc.stderr)
+
+
+def _first_error(stderr: bytes) -> str:
+    """The telling line of rg's error message (``error: ...`` of a regex parse error)."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    lines = [line.removeprefix("rg: ") for line in lines if line]
+    detail = [line.removeprefix("error: ") for line in lines if line.startswith("error: ")]
+    return (detail or lines or ["no message"])[-1 if detail else 0][:200]
+
+
+_OS_ERROR = re.compile(r"\s*\(os error \d+\)$")
+
+
+def _file_errors(stderr: bytes) -> list[Skip]:
+    """rg's per-file messages (``rg: PATH: MESSAGE``) as skips, one per path."""
+    skipped: dict[str, str] = {}
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        if not line.startswith("rg: ") or ": " not in line[4:]:
+            continue
+        path, message = line[4:].rsplit(": ", 1)
+        message = _OS_ERROR.sub("", message).strip()
+        if "No such file" in message:
+            reason = "vanished before it was searched (deleted or renamed)"
+        elif "Permission denied" in message:
+            reason = "unreadable (permission denied)"
+        else:
+            reason = f"unreadable ({message[:120]})"
+        skipped.setdefault(_clean_path(path), reason)
+    return [Skip(path, reason) for path, reason in sorted(skipped.items())]
+
+
+def _text_of(field: dict) -> str:
+    """A ``--json`` text field; bytes that are not UTF-8 come base64-encoded and are
+    decoded with U+FFFD for what is not UTF-8 (the file cache reads them the same way)."""
     if "text" in field:
         return field["text"]
-    return None  # non-UTF-8 bytes come base64-encoded; such lines are of no use as context
+    return base64.b64decode(field.get("bytes", "")).decode("utf-8", "replace")
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _path_of(field: dict) -> tuple[str, str | None]:
+    """A ``--json`` path, and why it cannot be a block's path (or None)."""
+    if "text" not in field:
+        shown = base64.b64decode(field.get("bytes", "")).decode("utf-8", "replace")
+        return _clean_path(shown), "file name is not UTF-8"
+    path = _clean_path(field["text"])
+    if _CONTROL.search(path):
+        return path, "file name contains control characters (newline, tab, ...)"
+    return path, None
 
 
 def _clean_path(raw: str) -> str:
@@ -169,27 +271,9 @@ def _clean_path(raw: str) -> str:
     return path.replace(os.sep, "/")
 
 
-def parse_json_lines(lines: Sequence[bytes]) -> Iterator[RgMatch | RgBinary]:
-    """Parse rg ``--json`` output: matches, and files that turned out to be binary."""
-    for raw in lines:
-        if raw.startswith(b'{"type":"match"'):
-            data = json.loads(raw)["data"]
-            path = _text_of(data["path"])
-            text = _text_of(data["lines"])
-            if path is None or text is None:
-                continue
-            yield RgMatch(_clean_path(path), int(data["line_number"]), text.rstrip("\r\n"))
-        elif raw.startswith(b'{"type":"end"'):
-            data = json.loads(raw)["data"]
-            if data.get("binary_offset") is not None:
-                path = _text_of(data["path"])
-                if path is not None:
-                    yield RgBinary(_clean_path(path))
-
-
 def files_argv(rg: Path, langs: Sequence[str] = ()) -> list[str]:
-    """The argv of ``rg --files`` (``.gitignore`` respected) for some languages."""
-    argv = [str(rg), "--files", "--no-config", "--no-messages"]
+    """The argv of ``rg --files --null`` (``.gitignore`` respected) for some languages."""
+    argv = [str(rg), "--files", "--null", "--no-config", "--no-messages"]
     for name in langs:
         lang = get_language(name)
         if lang is not None:
@@ -198,7 +282,17 @@ def files_argv(rg: Path, langs: Sequence[str] = ()) -> list[str]:
 
 
 def parse_file_list(output: bytes) -> list[str]:
-    return [_clean_path(p) for p in output.decode("utf-8", "replace").splitlines() if p]
+    """NUL-separated paths (``--files --null``, ``-l --null``) that can name a block:
+    UTF-8, no control characters. Others are left out (a search reports them)."""
+    paths = []
+    for raw in output.split(b"\0"):
+        try:
+            path = _clean_path(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+        if path and not _CONTROL.search(path):
+            paths.append(path)
+    return paths
 
 
 def list_files(rg: Path, repo: Path, langs: Sequence[str] = (), timeout: float = 20.0) -> list[str]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from greprag.files import read_bytes
 from greprag.languages import LANGUAGES
-from greprag.rg import files_argv, find_rg
+from greprag.rg import find_rg
+from greprag.rg import list_files as rg_list_files
 
 INDEXED_EXTENSIONS = frozenset(
     [ext for lang in LANGUAGES.values() for ext in lang.extensions] + [".md", ".markdown"]
@@ -55,15 +56,9 @@ class Changes:
 
 def list_files(repo: Path, rg_path: str | None = None) -> list[str]:
     """Indexable files under ``repo`` (repo-relative, ``/``), honoring ignore files."""
-    out = subprocess.run(
-        files_argv(find_rg(rg_path)),
-        cwd=repo,
-        capture_output=True,
-        check=False,
-    ).stdout.decode("utf-8", "surrogateescape")
     return sorted(
-        p.replace(os.sep, "/")
-        for p in out.splitlines()
+        p
+        for p in rg_list_files(find_rg(rg_path), repo)
         if os.path.splitext(p)[1].lower() in INDEXED_EXTENSIONS
     )
 
@@ -105,6 +100,7 @@ def detect_changes(
 ) -> Changes:
     """Compare the disk with ``files``; lists the tree only when a directory changed."""
     now = time.time_ns()
+    root = Path(os.path.realpath(repo))  # reads are checked against the real root
     relist = _dirs_changed(repo, dirs)
     paths = list_files(repo, rg_path) if relist else sorted(files)
     changes = Changes(dirs=_dir_mtimes(repo, paths, now) if relist else dirs)
@@ -120,11 +116,11 @@ def detect_changes(
         old = files.get(path)
         if old and (old.mtime_ns, old.size) == (st.st_mtime_ns, st.st_size) and not old.racy:
             continue
-        try:
-            sha = file_sha((repo / path).read_bytes())
-        except OSError:
+        data = read_bytes(root, path, MAX_FILE_BYTES)
+        if data is None:  # gone, grown past the limit, or now a link out of the repo
             seen.discard(path)
             continue
+        sha = file_sha(data)
         state = FileState(st.st_mtime_ns, st.st_size, sha, now)
         if old and old.sha == sha:
             changes.touched[path] = state

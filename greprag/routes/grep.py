@@ -8,7 +8,6 @@ narrowed to its hits in files that other queries also hit, or dropped.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 from collections import defaultdict
@@ -19,20 +18,22 @@ from greprag.config import Settings
 from greprag.errors import SearchError
 from greprag.files import FileCache
 from greprag.languages import get_language
+from greprag.matching import LineMatcher
 from greprag.models import Candidate, Query, QueryPlan, Skip
 from greprag.rg import (
-    RgBinary,
     RgMatch,
+    RgOutput,
     SearchSpec,
     build_argv,
-    escape_regex,
+    collect,
     files_argv,
     find_rg,
     list_files,
     parse_file_list,
-    parse_json_lines,
     parse_size,
+    pattern_error,
 )
+from greprag.rg import rg_pattern as rg_regex
 from greprag.router.names import external_names
 from greprag.router.probes import receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
@@ -47,19 +48,21 @@ SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the curso
 class _Compiled:
     index: int
     query: Query
-    regex: re.Pattern[str]
+    matcher: LineMatcher
     literal: str | None
+
+    def pattern_shown(self) -> str:
+        return repr(self.query.pattern[:60])
 
 
 def rg_pattern(query: Query) -> str:
-    """The query as a ripgrep regex (fixed strings escaped)."""
-    return escape_regex(query.pattern) if query.fixed else query.pattern
+    """The query as a ripgrep regex (``greprag.rg.rg_pattern``)."""
+    return rg_regex(query.pattern, fixed=query.fixed)
 
 
 def _compile(index: int, query: Query) -> _Compiled | None:
-    try:
-        regex = re.compile(re.escape(query.pattern) if query.fixed else query.pattern, re.ASCII)
-    except re.error:
+    matcher = LineMatcher.compile(query.pattern, fixed=query.fixed)
+    if matcher is None:
         return None
     literal: str | None = None
     if query.fixed:
@@ -71,7 +74,7 @@ def _compile(index: int, query: Query) -> _Compiled | None:
         and (query.purpose != "llm" or "|" not in query.pattern)
     ):
         literal = query.identifier  # the offline router's templates all contain it
-    return _Compiled(index, query, regex, literal)
+    return _Compiled(index, query, matcher, literal)
 
 
 class GrepRoute:
@@ -168,7 +171,14 @@ class GrepRoute:
         for i in range(len(plan.queries)):
             if not any(c.index == i for c in compiled):
                 stats[i].note = "pattern rejected by the regex engine"
-        matches, skipped = self._run(compiled)
+        matches, skipped, rejected = self._run(compiled)
+        notes = []
+        for c in compiled:
+            reason = rejected.get(rg_pattern(c.query))
+            if reason:
+                stats[c.index].note = f"rejected by rg: {reason}"
+                notes.append(f"query {c.pattern_shown()} rejected by rg: {reason}")
+        compiled = [c for c in compiled if rg_pattern(c.query) not in rejected]
         hits_by_query: dict[int, list[RgMatch]] = defaultdict(list)
         minified: set[str] = set()
         outside: set[str] = set()
@@ -188,15 +198,19 @@ class GrepRoute:
                     continue
                 if c.query.paths and match.path not in c.query.paths:
                     continue
-                if c.regex.search(match.text):
+                if c.matcher.search(match.text):
                     hits_by_query[c.index].append(match)
         skipped += [
             Skip(p, f"minified line (over {self.max_line_chars} chars)") for p in sorted(minified)
         ]
         skipped += [Skip(p, "resolves outside the repository") for p in sorted(outside)]
+        for c in compiled:
+            if c.matcher.exhausted:
+                stats[c.index].note = "regex over its time budget: stopped matching it"
+                notes.append(f"query {c.pattern_shown()} stopped: regex over its time budget")
         kept = self._narrow(hits_by_query, stats)
         candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
-        return RouteHits(self.name, candidates, skipped=skipped, stats=stats)
+        return RouteHits(self.name, candidates, skipped=skipped, notes=notes, stats=stats)
 
     def _popen(self, argv: list[str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -247,65 +261,86 @@ class GrepRoute:
         big = sorted({path for lang in langs for path in self._oversize.get(lang, ())})
         if not big or not patterns:
             return []
-        argv = [str(self.rg), "--no-config", "--no-messages", "-l", "--max-count", "1"]
+        argv = [str(self.rg), "--no-config", "--no-messages", "--no-unicode", "-l", "--null"]
         for pattern in patterns:
             argv += ["-e", pattern]
         out, _ = self._popen([*argv, "--", *big]).communicate(timeout=self.timeout)
         reason = f"too large (over {self.max_filesize})"
         return [Skip(path, reason) for path in sorted(set(parse_file_list(out)))]
 
-    def _run(self, compiled: list[_Compiled]) -> tuple[list[RgMatch], list[Skip]]:
+    def _run(self, compiled: list[_Compiled]) -> tuple[list[RgMatch], list[Skip], dict[str, str]]:
+        """All queries in one rg process per language: matches (sorted by path and line),
+        skips, and the patterns rg rejected with its reasons (the rest still ran)."""
         by_lang: dict[str | None, list[str]] = defaultdict(list)
         for c in compiled:
             lang = c.query.lang if get_language(c.query.lang) else None
             pattern = rg_pattern(c.query)
             if pattern not in by_lang[lang]:
                 by_lang[lang].append(pattern)
-        procs = []
+        searches = []
         refreshes: list[tuple[str | None, subprocess.Popen[bytes]]] = []
         for lang, patterns in by_lang.items():
-            listed = self._listed_files(lang)
-            spec = SearchSpec(
-                patterns=tuple(patterns),
-                langs=(lang,) if lang else (),
-                max_count_per_file=self.max_count_per_file,
-                max_filesize=self.max_filesize,
-                paths=tuple(listed or ()),
-            )
-            if listed is None:  # walk this time; list the files on the side for next time
+            if self._listed_files(lang) is None:  # walk this time; list files for next time
                 refreshes.append((lang, self._popen(files_argv(self.rg, (lang,) if lang else ()))))
-            argv = build_argv(self.rg, spec)
-            procs.append(self._popen(argv, stderr=subprocess.PIPE))
+            searches.append((lang, patterns, self._start(lang, patterns)))
         matches: list[RgMatch] = []
-        skipped: list[Skip] = []
+        skipped: dict[str, Skip] = {}
+        rejected: dict[str, str] = {}
         seen: set[tuple[str, int]] = set()
-        for proc in procs:
-            try:
-                out, err = proc.communicate(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
-                raise SearchError(f"rg took longer than {self.timeout:.0f} s") from None
-            if proc.returncode not in (0, 1):
-                message = err.decode("utf-8", "replace").strip().splitlines()
-                raise SearchError(f"rg failed: {message[0] if message else proc.returncode}")
-            binaries: set[str] = set()
-            for item in parse_json_lines(out.splitlines()):
-                if isinstance(item, RgBinary):
-                    binaries.add(item.path)
-                elif (item.path, item.line_number) not in seen:
+        for lang, patterns, proc in searches:
+            output = self._finish(lang, patterns, proc, rejected)
+            binaries = set(output.binaries)
+            for item in output.matches:
+                if item.path not in binaries and (item.path, item.line_number) not in seen:
                     seen.add((item.path, item.line_number))
                     matches.append(item)
-            if binaries:
-                matches = [m for m in matches if m.path not in binaries]
-                skipped += [Skip(p, "binary") for p in sorted(binaries)]
+            for skip in [*output.skipped, *(Skip(p, "binary") for p in sorted(binaries))]:
+                skipped.setdefault(skip.path, skip)
         for lang, proc in refreshes:
             out, _ = proc.communicate(timeout=self.timeout)
             if proc.returncode == 0:
                 self._remember_files(lang, parse_file_list(out))
         matches.sort(key=lambda m: (m.path, m.line_number))  # rg's file order varies
-        skipped += self._oversize_skips(list(by_lang), [p for ps in by_lang.values() for p in ps])
-        return matches, skipped
+        kept = [p for ps in by_lang.values() for p in ps if p not in rejected]
+        oversize = self._oversize_skips(list(by_lang), kept)
+        return matches, [*skipped.values(), *oversize], rejected
+
+    def _start(self, lang: str | None, patterns: list[str]) -> subprocess.Popen[bytes]:
+        spec = SearchSpec(
+            patterns=tuple(patterns),
+            langs=(lang,) if lang else (),
+            max_count_per_file=self.max_count_per_file,
+            max_filesize=self.max_filesize,
+            paths=tuple(self._listed_files(lang) or ()),
+        )
+        return self._popen(build_argv(self.rg, spec), stderr=subprocess.PIPE)
+
+    def _finish(
+        self,
+        lang: str | None,
+        patterns: list[str],
+        proc: subprocess.Popen[bytes],
+        rejected: dict[str, str],
+    ) -> RgOutput:
+        """One search's output. When rg refused to run at all, each pattern is put to
+        rg's own parser; the ones it rejects go into ``rejected`` and the rest run again."""
+        try:
+            out, err = proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise SearchError(f"rg took longer than {self.timeout:.0f} s") from None
+        try:
+            return collect(out, err, proc.returncode)
+        except SearchError:
+            bad = {p: reason for p in patterns if (reason := pattern_error(self.rg, p))}
+            if not bad:
+                raise
+            rejected.update(bad)
+            left = [p for p in patterns if p not in bad]
+            if not left:
+                return RgOutput()
+            return self._finish(lang, left, self._start(lang, left), rejected)
 
     def _narrow(
         self, hits_by_query: dict[int, list[RgMatch]], stats: list[QueryStats]
