@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from greprag.errors import RetrievalError
-from greprag.files import read_text
+from greprag.files import decode_text, is_binary, read_bytes
 from greprag.languages import get_language, language_for_path
 
 
@@ -31,7 +31,9 @@ class LocalContext:
 
     ``path`` is repo-relative (None for a bare left-context string). ``before`` is all
     text before the cursor; ``window`` the last ``window_lines`` lines of it (the cursor
-    line's prefix included); ``prefix`` the cursor line up to the cursor.
+    line's prefix included); ``prefix`` the cursor line up to the cursor. Lines longer
+    than ``MAX_LINE_CHARS`` (minified or generated code) are kept only in part: the
+    cursor line's end, other lines' start; ``line`` and ``column`` stay the real ones.
     """
 
     before: str
@@ -53,6 +55,9 @@ class LocalContext:
 
 
 WINDOW_LINES = 30
+# What is read of one line: every later stage then does bounded work per line, however
+# long the input's lines (a 50 MB minified line would otherwise take hours to harvest).
+MAX_LINE_CHARS = 1000
 
 _PY_FROM = re.compile(r"^\s*from\s+([.\w]+)\s+import\s+\(?([^)#]*)")
 _PY_IMPORT = re.compile(r"^\s*import\s+([\w., ]+)")
@@ -262,6 +267,18 @@ def _empty_body(lines: list[str], prefix: str, lang: str | None) -> bool:
     return False
 
 
+def _clipped(lines: list[str]) -> list[str]:
+    """``lines`` with each longer than ``MAX_LINE_CHARS`` cut: the last (the cursor's)
+    keeps its end, the others their start."""
+    last = len(lines) - 1
+    return [
+        line
+        if len(line) <= MAX_LINE_CHARS
+        else (line[-MAX_LINE_CHARS:] if number == last else line[:MAX_LINE_CHARS])
+        for number, line in enumerate(lines)
+    ]
+
+
 def build_local_context(
     before: str,
     *,
@@ -272,16 +289,16 @@ def build_local_context(
     window_lines: int = WINDOW_LINES,
 ) -> LocalContext:
     """Read the local context out of the text before the cursor."""
-    lines = before.split("\n")
+    lines = _clipped(before.split("\n"))
     prefix = lines[-1]
     ctx = LocalContext(
-        before=before,
+        before="\n".join(lines),
         window="\n".join(lines[-window_lines:]),
         prefix=prefix,
         path=path,
         lang=lang,
         line=line if line is not None else len(lines),
-        column=column if column is not None else len(prefix),
+        column=column if column is not None else len(before) - before.rfind("\n") - 1,
     )
     ctx.imports = _imports(lines, lang)
     if lang in _BRACE_LANGS:
@@ -315,10 +332,13 @@ def context_at(
         raise RetrievalError(f"file is outside the repository: {file}") from None
     if not full.is_file():
         raise RetrievalError(f"file not found: {file}")
-    text = read_text(root, relative)
-    if text is None:
+    data = read_bytes(root, relative)
+    if data is None:
         raise RetrievalError(f"cannot read {relative}")
-    lines = text.split("\n")
+    if is_binary(data):
+        raise RetrievalError(f"{relative} is a binary file, not code")
+    # rg's lines (split at "\n" only, "\r" dropped), plus the empty one after a final newline
+    lines = [line.removesuffix("\r") for line in decode_text(data).split("\n")]
     if line is None:
         raise RetrievalError("a line number is needed with --file")
     if not 1 <= line <= len(lines):

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from greprag.files import split_lines
 from greprag.languages import language_for_path
 from greprag.syntax import Span, file_spans
 
@@ -76,7 +77,7 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
     """Split one file into chunks; an empty list for binary or empty files."""
     if "\0" in text[:8192] or not text.strip():
         return []
-    lines = text.splitlines()
+    lines = split_lines(text)
     suffix = PurePosixPath(path).suffix.lower()
     if suffix in (".md", ".markdown"):
         units = _markdown_units(lines)

@@ -18,9 +18,16 @@ import numpy as np
 
 from greprag.dense.chunks import Chunk, chunk_file
 from greprag.dense.embed import Embedder
-from greprag.dense.freshness import Changes, FileState, detect_changes, file_sha
+from greprag.dense.freshness import (
+    MAX_FILE_BYTES,
+    Changes,
+    FileState,
+    detect_changes,
+    file_sha,
+)
 from greprag.dense.lock import exclusive_lock, remove_orphan_temps
 from greprag.dense.store import Row, Snapshot, VectorIndex, index_dir, load, save, snapshot_path
+from greprag.files import decode_text, read_bytes
 
 CHECKPOINT_S = 15.0
 Progress = Callable[[int, int], None]
@@ -159,14 +166,13 @@ class DenseIndex:
         pending: set[str] = set()
         checkpoint = time.perf_counter()
         for path, state in changes.changed.items():
-            try:
-                data = (self.repo / path).read_bytes()
-            except OSError:
+            data = read_bytes(self.repo, path, MAX_FILE_BYTES)
+            if data is None:  # gone, grown, or now a link out of the repo
                 report.deleted += 1
                 snapshot.files.pop(path, None)
                 self._swap({path}, [], np.zeros((0, snapshot.dim), np.float32))
                 continue
-            chunks = chunk_file(path, data.decode("utf-8", "replace"))
+            chunks = chunk_file(path, decode_text(data))
             fresh = {c.key for c in chunks} - cache.keys() - pending
             if bound_s is not None:
                 spent = time.perf_counter() - started

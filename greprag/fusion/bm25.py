@@ -76,6 +76,8 @@ def bm25_scores(
         for word in freq:
             postings.setdefault(word, []).append(i)
     idf = {w: math.log(n_docs - len(p) + 0.5) - math.log(len(p) + 0.5) for w, p in postings.items()}
+    if not idf:  # no document has a token (blank or punctuation-only candidates)
+        return [0.0] * n_docs
     floor = epsilon * (sum(idf.values()) / len(idf))
     norms = [k1 * (1 - b + b * length / avgdl) for length in lengths]
     scores = [0.0] * n_docs

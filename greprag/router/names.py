@@ -33,7 +33,7 @@ __all__ = [
 
 Fragment = Literal["suffix", "prefix"]
 PY_BUILTINS = frozenset(dir(builtins))
-_TOKEN_RE = re.compile(r"(\.\s*)?([A-Za-z_$][\w$]*)(\s*\()?")
+_TOKEN_RE = re.compile(r"(\.\s*)?((?:[^\W\d]|\$)[\w$]*)(\s*\()?")
 _STRING_RE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 _COMMENT_RE = {"#": re.compile(r"#.*$"), "//": re.compile(r"//.*$")}
 _RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
@@ -43,6 +43,9 @@ _CALL_OPEN_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*\([^()]*$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
 _BLOCK_STRINGS = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|/\*[\s\S]*?(?:\*/|$)')
 _SELF_NAMES = ("self", "this", "cls", "super")
+# How far back of a name the receiver chain (``a.b.c.``) and ``new`` are looked for: a
+# bounded look keeps harvesting linear in the line's length.
+RECEIVER_CHARS = 120
 
 
 @dataclass
@@ -119,7 +122,8 @@ def harvest(
                 continue
             if ctx.lang in (None, "python") and name in PY_BUILTINS:
                 continue
-            receiver = text[: m.start()].rstrip()
+            before = text[max(0, m.start() - RECEIVER_CHARS) : m.start()]
+            receiver = before.rstrip()
             root = re.search(r"([A-Za-z_$][\w$]*)\s*(?:\.\s*[A-Za-z_$][\w$]*\s*)*$", receiver)
             if dotted and root and root.group(1) in externals:
                 continue  # os.path.join: members of external modules
@@ -127,7 +131,7 @@ def harvest(
                 continue
             if dotted:
                 _add_receiver_type(ctx, receiver, proximity, found, w)
-            after_new = bool(re.search(r"\bnew\s*$", text[: m.start()]))
+            after_new = bool(re.search(r"\bnew\s*$", before))
             kind = _kind_of(name, bool(paren), after_new, ctx.lang)
             score = proximity
             reasons = []
