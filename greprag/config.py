@@ -15,7 +15,9 @@ Sources, lowest first:
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -25,6 +27,8 @@ from typing import Any
 from greprag.errors import ConfigError
 
 __all__ = [
+    "BOUNDS",
+    "ENCODINGS",
     "ENV_SETTINGS",
     "REPO_CONFIG",
     "REPO_SETTINGS",
@@ -80,6 +84,36 @@ ENV_SETTINGS = {
 }
 CONFIG_ENV = "GREPRAG_CONFIG"
 
+# tiktoken encodings whose files ship with litellm, so counting tokens never downloads
+ENCODINGS = ("cl100k_base", "o200k_base", "p50k_base", "p50k_edit")
+
+# Inclusive (low, high) of every numeric setting, whatever its source: a repository's
+# config must not make a retrieval unbounded (max_count_per_file = 10**9), silent
+# (budget = 0) or undefined (weights of nan or inf).
+BOUNDS: dict[str, tuple[float, float]] = {
+    "budget": (1, 999_999),
+    "llm_timeout": (0.1, 600),
+    "dedup_pool": (0.01, 1),
+    "merge_gap": (0, 1000),
+    "max_queries": (1, 50),
+    "window_lines": (1, 1000),
+    "max_block_share": (0.01, 1),
+    "max_usage_tokens": (0, 999_999),
+    "max_line_chars": (20, 100_000),
+    "max_count_per_file": (1, 10_000),
+    "flood_files": (1, 100_000),
+    "max_candidates": (1, 100_000),
+    "file_list_ttl": (0, 3600),
+    "bm25_weight": (-100, 100),
+    "prior_weight": (-100, 100),
+    "import_bonus": (-100, 100),
+    "definition_bonus": (-100, 100),
+    "dense_k": (1, 1000),
+    "dense_weight": (0, 100),
+    "stale_bound_s": (0, 600),
+}
+MAX_FILESIZE_RE = re.compile(r"[1-9][0-9]{0,9}[KMG]?")  # rg's --max-filesize, at least 1 byte
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -129,18 +163,27 @@ class Settings:
             "routes": ("grep", "dense", "auto"),
             "rerank": ("bm25", "jaccard", "none"),
             "include_current_file": ("no", "above"),
+            "dense_backend": ("", "int8", "fp32"),
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise ConfigError(
                     f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}"
                 )
-        if self.budget < 1:
-            raise ConfigError(f"budget must be a positive number of tokens, not {self.budget}")
-        if not 0 < self.dedup_pool <= 1:
-            raise ConfigError(f"dedup_pool must be in (0, 1], not {self.dedup_pool}")
-        if not 0 < self.max_queries <= 50:
-            raise ConfigError(f"max_queries must be in 1..50, not {self.max_queries}")
+        for name, (low, high) in BOUNDS.items():
+            value = getattr(self, name)
+            if not (math.isfinite(value) and low <= value <= high):
+                shown = str(value) if len(str(value)) <= 24 else f"{value:.3g}"
+                raise ConfigError(f"{name} must be in {low:g}..{high:g}, not {shown}")
+        if self.encoding not in ENCODINGS:
+            raise ConfigError(
+                f"encoding must be one of {', '.join(ENCODINGS)} (they ship offline), "
+                f"not {self.encoding!r}"
+            )
+        if not MAX_FILESIZE_RE.fullmatch(self.max_filesize):
+            raise ConfigError(
+                f"max_filesize must be a size such as 512K, 1M or 2G, not {self.max_filesize!r}"
+            )
         return self
 
     def dense_cache(self) -> Path:

@@ -7,6 +7,7 @@ without importing litellm (which is slow).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import marshal
 import os
@@ -15,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from greprag.config import cache_root
+from greprag.errors import ConfigError
 
 DEFAULT_ENCODING = "cl100k_base"
 
@@ -71,8 +73,14 @@ _LOAD_LOCK = threading.Lock()
 
 
 def preload_encoding(name: str = DEFAULT_ENCODING) -> None:
-    """Start loading ``name`` in the background (the CLI overlaps it with the search)."""
-    threading.Thread(target=get_encoding, args=(name,), daemon=True).start()
+    """Start loading ``name`` in the background (the CLI overlaps it with the search);
+    a failure is left for the first real use to report."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            get_encoding(name)
+
+    threading.Thread(target=load, daemon=True).start()
 
 
 def get_encoding(name: str = DEFAULT_ENCODING):  # -> tiktoken.Encoding
@@ -89,7 +97,10 @@ def _get_encoding(name: str):  # -> tiktoken.Encoding
     _ensure_offline_cache()
     import tiktoken
 
-    encoding = tiktoken.get_encoding(name)
+    try:
+        encoding = tiktoken.get_encoding(name)
+    except Exception as exc:  # unknown name, or its file missing and no network
+        raise ConfigError(f"token encoding {name!r} cannot be loaded: {exc}") from None
     _store_fast(name, encoding)
     return encoding
 
