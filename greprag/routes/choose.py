@@ -18,6 +18,7 @@ from pathlib import Path
 
 from greprag.config import Settings
 from greprag.context import LocalContext, is_prose, member_receiver, untyped_receiver
+from greprag.errors import DenseError
 from greprag.fusion.fuse import fuse
 from greprag.languages import is_generic
 from greprag.models import Candidate, Query, Skip
@@ -81,12 +82,36 @@ class Joined:
 
 class DenseJoin:
     """Runs the dense route where ``choose_routes`` says so and fuses it with grep's
-    ranking (RRF); the route (and its model) is created on first use and kept."""
+    ranking (RRF); the route (and its model) is created on first use and kept.
 
-    def __init__(self, repo: Path, settings: Settings) -> None:
+    ``routes = "dense"`` asked for is required: no extra or no usable index raises
+    ``DenseError``. ``auto`` treats the same as a reason not to run, said in ``routes``;
+    with ``load_model`` False (a one-shot CLI call) it also skips dense rather than load
+    the model (seconds), and says how to get it.
+    """
+
+    def __init__(self, repo: Path, settings: Settings, *, load_model: bool = True) -> None:
         self.repo = repo
         self.settings = settings
+        self.load_model = load_model
         self._route = None  # greprag.routes.dense.DenseRoute
+
+    def _auto_skip(self, reason: str) -> tuple[str | None, bool]:
+        """Why ``auto`` leaves dense out although the evidence asked for it (or None), and
+        whether that is worth a note (a repo without an index is the usual case: not)."""
+        from greprag.routes.dense import has_index
+
+        try:
+            if not has_index(self.repo, self.settings):
+                return f"{reason}, but the repo has no index (greprag index)", False
+        except DenseError as exc:
+            return exc.reason, True
+        if not self.load_model and (self._route is None or not self._route.embedder.loaded):
+            return (
+                f"{reason}, but a one-shot call skips the model load (seconds): "
+                "pass --routes dense, or keep a process warm (greprag serve)"
+            ), True
+        return None, False
 
     def route(self):  # -> greprag.routes.dense.DenseRoute
         if self._route is None:
@@ -97,23 +122,33 @@ class DenseJoin:
 
     def join(self, request: RouteRequest, grep: RouteHits, ranked: list[Candidate]) -> Joined:
         """``ranked`` (grep's final ranking) with dense hits fused in, when dense runs."""
-        from greprag.routes.dense import dense_available, has_index
+        from greprag.dense import INSTALL_HINT
+        from greprag.routes.dense import dense_available
 
         s = self.settings
+        installed = dense_available()
+        if s.routes == "dense" and not installed:
+            raise DenseError(f"--routes dense needs the dense extra: {INSTALL_HINT}")
         chosen, reason = choose_routes(
             s.routes,
             grep_candidates=grep.candidates,
             queries=request.plan.queries,
             ctx=request.ctx,
-            dense_installed=dense_available(),
+            dense_installed=installed,
         )
         if "dense" not in chosen:
             return Joined(ranked, {"dense": f"not run: {reason}"})
-        if s.routes == "auto" and not has_index(self.repo, s):
-            note = f"not run: {reason}, but the repo has no index (greprag index)"
-            return Joined(ranked, {"dense": note})
+        if s.routes == "auto":
+            skip, tell = self._auto_skip(reason)
+            if skip:
+                return Joined(ranked, {"dense": f"not run: {skip}"}, [f"dense: {skip}"] * tell)
         started = time.perf_counter()
-        dense = self.route().search(request)
+        try:
+            dense = self.route().search(request)
+        except DenseError as exc:
+            if s.routes == "dense":
+                raise
+            return Joined(ranked, {"dense": f"not run: {exc.reason}"}, [f"dense: {exc.reason}"])
         timings = {**dense.timings, "dense": (time.perf_counter() - started) * 1000}
         notes = [f"dense: {note}" for note in dense.notes]
         if "grep" not in chosen:

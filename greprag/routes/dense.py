@@ -94,7 +94,9 @@ class DenseRoute:
     def search(self, request: RouteRequest) -> RouteHits:
         """The ``request.k`` chunks most similar to ``request.text`` (default: the cursor's
         ``dense_query_text``), from fresh files only; changed files past ``stale_bound_s``
-        are left out and said so in the notes."""
+        are left out and said so in the notes. ``DenseError`` when the repo has no usable
+        index (none, damaged, outdated) or the extra cannot load."""
+        self.index.require()  # before the model loads: no index, no search
         query_text = request.text or dense_query_text(request.ctx)
         exclude_path = request.exclude_path
         timings: dict[str, float] = {}
@@ -110,6 +112,8 @@ class DenseRoute:
         timings["dense_refresh"] = (time.perf_counter() - started) * 1000
         if report.changed or report.deleted:
             notes.append(f"updated {report.changed} file(s), removed {report.deleted}")
+        if report.note:
+            notes.append(report.note)
         if report.stale:
             notes.append(
                 f"{len(report.stale)} changed file(s) left out (over "
