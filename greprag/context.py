@@ -324,12 +324,7 @@ def context_at(
     Raises ``RetrievalError`` for a file outside the repo or missing, and a line or column
     past the end.
     """
-    path = Path(file)
-    full = (path if path.is_absolute() else root / path).resolve()
-    try:
-        relative = full.relative_to(root).as_posix()
-    except ValueError:
-        raise RetrievalError(f"file is outside the repository: {file}") from None
+    relative, full = repo_relative(root, file)
     if not full.is_file():
         raise RetrievalError(f"file not found: {file}")
     data = read_bytes(root, relative)
@@ -359,15 +354,37 @@ def context_at(
     )
 
 
+def repo_relative(root: Path, file: str | Path) -> tuple[str, Path]:
+    """``file`` (relative to ``root``, a real path, or absolute) as a repo-relative POSIX
+    path and its resolved location; ``RetrievalError`` when it lies outside the repo."""
+    path = Path(file)
+    full = (path if path.is_absolute() else root / path).resolve()
+    try:
+        relative = full.relative_to(root).as_posix()
+    except ValueError:
+        raise RetrievalError(f"file is outside the repository: {file}") from None
+    if relative == ".":
+        raise RetrievalError(f"not a file: {file}")
+    return relative, full
+
+
 def context_of_text(
-    left_context: str, *, language: str | None = None, window_lines: int = WINDOW_LINES
+    left_context: str,
+    *,
+    language: str | None = None,
+    window_lines: int = WINDOW_LINES,
+    path: str | None = None,
 ) -> LocalContext:
-    """The LocalContext after ``left_context`` (code before the cursor, no file)."""
+    """The LocalContext after ``left_context`` (code before the cursor). ``path``, the
+    repo-relative file the text comes from (an editor buffer), sets the language when
+    ``language`` does not, and lets retrieval leave that file's lines out."""
     lang = get_language(language)
     if language and lang is None:
         raise RetrievalError(f"unknown language: {language}")
+    if lang is None and path is not None:
+        lang = language_for_path(path)
     return build_local_context(
-        left_context, lang=lang.name if lang else None, window_lines=window_lines
+        left_context, path=path, lang=lang.name if lang else None, window_lines=window_lines
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from greprag.config import Settings, load_settings
-from greprag.context import LocalContext, context_at, context_of_text
+from greprag.context import LocalContext, context_at, context_of_text, repo_relative
 from greprag.errors import RetrievalError, RouterError
 from greprag.explain import explain_retrieval
 from greprag.files import FileCache
@@ -51,8 +51,10 @@ class Retriever:
     ``routes`` is the ``routes`` setting (``"grep"``, ``"dense"``, ``"auto"``) or a list of
     route objects that replace the default grep route (e.g. a ``StaticRoute`` in tests).
     ``router`` is the ``router`` setting (``"offline"`` or ``"llm"``) or a router object
-    (anything with ``plan(ctx, imported) -> QueryPlan``) used instead. Other keyword
-    arguments are settings (``greprag.config.Settings``).
+    (anything with ``plan(ctx, imported) -> QueryPlan``) used instead. ``load_dense``
+    False keeps ``auto`` from loading the dense model (a one-shot CLI call: it notes how
+    to get dense instead). Other keyword arguments are settings
+    (``greprag.config.Settings``).
     """
 
     def __init__(
@@ -61,6 +63,7 @@ class Retriever:
         *,
         routes: str | Sequence[Route] | None = None,
         router: str | Router | None = None,
+        load_dense: bool = True,
         **settings: Any,
     ) -> None:
         root = Path(repo).expanduser()
@@ -82,7 +85,8 @@ class Retriever:
         self.router = injected
         self.weights = ScoreWeights.from_settings(s)
         preload_encoding(s.encoding)  # overlaps the tokenizer load with rg
-        self.dense = DenseJoin(self.repo, s)  # the dense route joins where grep is weak
+        # the dense route joins where grep is weak
+        self.dense = DenseJoin(self.repo, s, load_model=load_dense)
 
     # -- inputs ----------------------------------------------------------------------
     def local_context(
@@ -94,13 +98,15 @@ class Retriever:
         left_context: str | None = None,
         language: str | None = None,
     ) -> LocalContext:
-        """The LocalContext for a file position or for a left-context string."""
+        """The LocalContext for a file position or for a left-context string (with
+        ``file`` too: the text is that file's buffer up to the cursor)."""
         window = self.settings.window_lines
-        if file is not None:
-            return context_at(self.repo, file, line, column, language=language, window_lines=window)
-        if left_context is None:
+        if left_context is not None:
+            path = repo_relative(self.repo, file)[0] if file is not None else None
+            return context_of_text(left_context, language=language, window_lines=window, path=path)
+        if file is None:
             raise RetrievalError("give a file and line, or a left-context string")
-        return context_of_text(left_context, language=language, window_lines=window)
+        return context_at(self.repo, file, line, column, language=language, window_lines=window)
 
     def _imports(self, ctx: LocalContext) -> dict[str, str]:
         if not ctx.imports:

@@ -1,14 +1,17 @@
 """The ``greprag`` command line (typer). Heavy modules load only when a command runs.
 
 One module per command group: ``retrieve`` (retrieve, queries), ``index`` (index, status);
-``common`` holds the shared options and the one-line error.
+``common`` holds the shared options, the exit codes and the one-line error.
 """
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from greprag.cli import index, retrieve
+from greprag.cli.common import EXIT_CODES
 
 __all__ = ["app", "main"]
 
@@ -16,18 +19,44 @@ app = typer.Typer(
     name="greprag",
     help=(
         "Grep-first retrieval of repository context for code completion.\n\n"
-        "Give a cursor (--repo, --file, --line, --column) and get back the cross-file "
-        "definitions and usages a completion model needs, packed into a token budget. "
-        "No index to build; offline by default."
+        "Give a cursor (--file, --line, --column; --repo defaults to the repository "
+        "around the file) and get back the cross-file definitions and usages a completion "
+        "model needs, packed into a token budget. No index to build; offline by default."
+        "\n\nExamples:\n\n"
+        "  greprag retrieve --file app/service.py --line 42 --column 16\n\n"
+        "  greprag queries --file app/service.py --line 42\n\n"
+        "  greprag index && greprag retrieve -f app/service.py -l 42 --routes dense\n\n"
+        "  greprag --install-completion          # shell completion for bash, zsh, fish"
     ),
+    epilog=EXIT_CODES,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
-app.command(help=retrieve.RETRIEVE_HELP)(retrieve.retrieve)
-app.command(help=retrieve.QUERIES_HELP)(retrieve.queries)
-app.command("index")(index.index_command)
-app.command("status")(index.status_command)
+app.command(help=retrieve.RETRIEVE_HELP, epilog=EXIT_CODES)(retrieve.retrieve)
+app.command(help=retrieve.QUERIES_HELP, epilog=EXIT_CODES)(retrieve.queries)
+app.command("index", help=index.INDEX_HELP, epilog=EXIT_CODES)(index.index_command)
+app.command("status", help=index.STATUS_HELP, epilog=EXIT_CODES)(index.status_command)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from greprag import __version__
+
+        typer.echo(f"greprag {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_version
+        ),
+    ] = False,
+) -> None:
+    """Grep-first retrieval of repository context for code completion."""
 
 
 def main() -> None:

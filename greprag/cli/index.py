@@ -3,29 +3,49 @@
 from __future__ import annotations
 
 import time
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-RepoOpt = Annotated[Path, typer.Option("--repo", "-r", help="Repository root.")]
+from greprag.cli.common import CacheOpt, RepoOpt, choice, fail, resolve_target, run
+
+__all__ = ["INDEX_HELP", "STATUS_HELP", "index_command", "status_command"]
+
+INDEX_HELP = (
+    "Build or update the dense index of a repository (only changed files are embedded).\n\n"
+    "A build saves checkpoints as it goes: interrupted, the next run embeds only what is "
+    "missing. A damaged or outdated index is rebuilt. Needs the dense extra.\n\n"
+    "Examples:\n\n"
+    "  greprag index                      # the repository around the working directory\n\n"
+    "  greprag index --repo ~/src/app --cache-dir /tmp/greprag-cache"
+)
+STATUS_HELP = (
+    "Show the dense index's freshness, size and model (loads no model, writes nothing).\n\n"
+    "Exits 1 when the repository has no usable index (none yet, damaged or outdated).\n\n"
+    "Examples:\n\n"
+    "  greprag status\n\n"
+    "  greprag status --repo ~/src/app || greprag index --repo ~/src/app"
+)
+
 ModelOpt = Annotated[
     str | None,
     typer.Option(
         "--model", help="sentence-transformers model name or path (default: bundled MiniLM)."
     ),
 ]
-CacheOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--cache-dir",
-        help="Index cache root (default: $GREPRAG_CACHE_DIR/dense or ~/.cache/greprag/dense).",
-    ),
-]
+
+
+class BackendChoice(StrEnum):
+    """``--backend`` values (``greprag.dense.embed.BACKENDS``)."""
+
+    int8 = "int8"
+    fp32 = "fp32"
 
 
 BackendOpt = Annotated[
-    str | None,
+    BackendChoice | None,
     typer.Option(
         "--backend", help="int8 (default on CPU, 2.9x faster) or fp32; each keeps its own index."
     ),
@@ -33,38 +53,39 @@ BackendOpt = Annotated[
 
 
 def _open(
-    repo: Path, model: str | None, cache_dir: Path | None, backend: str | None = None
+    repo: Path | None, model: str | None, cache_dir: Path | None, backend: BackendChoice | None
 ):  # -> DenseIndex
+    """The repo's DenseIndex (no model loaded), or one line and the documented exit code."""
     from greprag.config import load_settings
-    from greprag.dense.embed import Embedder
-    from greprag.dense.index import DenseIndex
-    from greprag.errors import ConfigError
+    from greprag.dense import INSTALL_HINT
     from greprag.routes.dense import dense_available
 
+    root, _ = resolve_target(repo, None)
+    if not root.is_dir():
+        fail(f"repository not found: {root}")
     if not dense_available():
-        typer.echo(
-            "greprag: the dense extra is not installed (pip install 'greprag[dense]')", err=True
-        )
-        raise typer.Exit(2)
-    if not repo.is_dir():
-        typer.echo(f"greprag: not a directory: {repo}", err=True)
-        raise typer.Exit(2)
-    try:
+        fail(f"the dense extra is not installed: {INSTALL_HINT}", 3)
+
+    def build():
+        from greprag.dense.embed import Embedder
+        from greprag.dense.index import DenseIndex
+
         s = load_settings(
-            repo,
+            root,
             dense_model=model,
-            dense_backend=backend,
-            dense_cache_dir=str(cache_dir) if cache_dir else None,
+            dense_backend=choice(backend),
+            cache_dir=str(cache_dir) if cache_dir else None,
         )
         embedder = Embedder(s.dense_model or None, backend=s.dense_backend or None)
-    except (ConfigError, ValueError) as exc:
-        typer.echo(f"greprag: {exc}", err=True)
-        raise typer.Exit(2) from None
-    return DenseIndex(repo, embedder=embedder, cache_dir=s.dense_cache(), rg_path=s.rg_path or None)
+        return DenseIndex(
+            root, embedder=embedder, cache_dir=s.dense_cache(), rg_path=s.rg_path or None
+        )
+
+    return run(build)
 
 
 def index_command(
-    repo: RepoOpt = Path("."),
+    repo: RepoOpt = None,
     model: ModelOpt = None,
     cache_dir: CacheOpt = None,
     backend: BackendOpt = None,
@@ -72,7 +93,9 @@ def index_command(
     """Build or update the dense index of a repository (only changed files are embedded)."""
     index = _open(repo, model, cache_dir, backend)
     started = time.perf_counter()
-    changes = index.changes()
+    changes = run(index.changes)
+    if index.problem:
+        typer.echo(f"greprag: note: {index.problem}", err=True)
     total = len(changes.changed)
     typer.echo(f"{total} file(s) to (re)index, {len(changes.deleted)} removed")
     with typer.progressbar(length=max(total, 1), label="indexing", file=None) as bar:
@@ -83,9 +106,11 @@ def index_command(
             bar.update(done - shown)
             shown = done
 
-        report = index.update(progress=progress)
+        report = run(lambda: index.update(progress=progress))
     rows = len(index.snapshot.rows) if index.snapshot else 0
     load = f", model load {index.embedder.load_s:.1f} s" if index.embedder.load_s else ""
+    if report.repaired:
+        typer.echo(f"rebuilt the index it replaced ({report.repaired.split(':')[0]})")
     typer.echo(
         f"indexed {report.changed} file(s): {report.embedded} chunk(s) embedded, "
         f"{report.reused} reused, {report.deleted} file(s) removed; {rows} chunks in total; "
@@ -95,27 +120,28 @@ def index_command(
 
 
 def status_command(
-    repo: RepoOpt = Path("."),
+    repo: RepoOpt = None,
     model: ModelOpt = None,
     cache_dir: CacheOpt = None,
     backend: BackendOpt = None,
 ) -> None:
     """Show the dense index's freshness, size and model (loads no model)."""
     index = _open(repo, model, cache_dir, backend)
-    changes = index.changes()
+    changes = run(index.changes)
     snapshot = index.snapshot
     if snapshot is None:
-        typer.echo(
-            f"no dense index for {index.repo} (model {index.embedder.name}); "
-            f"run `greprag index --repo {repo}`"
-        )
+        reason = index.problem or f"no dense index for {index.repo} (model {index.embedder.name})"
+        typer.echo(f"{reason}; run `greprag index --repo {index.repo}`")
         raise typer.Exit(1)
-    size = index.path.stat().st_size
+    try:
+        size = f"{index.path.stat().st_size / 1e6:.1f} MB, "
+    except OSError:  # replaced or removed since it was read
+        size = ""
     kind = "approximate (IVF)" if index.approximate else "exact (flat)"
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(snapshot.updated_at))
     typer.echo(f"repo:     {index.repo}")
     typer.echo(f"model:    {snapshot.model} (dim {snapshot.dim})")
-    typer.echo(f"index:    {index.path} ({size / 1e6:.1f} MB, {kind})")
+    typer.echo(f"index:    {index.path} ({size}{kind})")
     typer.echo(f"content:  {len(snapshot.files)} files, {len(snapshot.rows)} chunks")
     typer.echo(f"updated:  {stamp}")
     typer.echo(

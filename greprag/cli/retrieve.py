@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+__all__ = ["QUERIES_HELP", "RETRIEVE_HELP", "queries", "retrieve"]
+
 from typing import Annotated
 
 import typer
 
 from greprag.cli.common import (
+    CacheOpt,
     ColumnOpt,
     FileOpt,
     JsonOpt,
@@ -16,55 +18,81 @@ from greprag.cli.common import (
     ModelOpt,
     RepoOpt,
     RouterOpt,
+    RoutesOpt,
     StdinOpt,
+    choice,
     cursor_inputs,
+    fail,
     open_retriever,
+    resolve_target,
     run,
 )
 
 RETRIEVE_HELP = (
     "Retrieve cross-file context for a cursor and print it (or --json).\n\n"
     "The context goes to stdout, each block under a comment naming its file and lines; "
-    "a one-line summary (blocks, tokens, milliseconds) goes to stderr. Settings not given "
-    "here come from the repo's .greprag.toml, then the defaults (budget 4096).\n\n"
+    "notes, --explain and a one-line summary (blocks, tokens, milliseconds) go to stderr. "
+    "Without --repo the root is the nearest folder above the file holding .git (or .hg, "
+    ".svn, .greprag.toml). Settings not given here come from the user config, the repo's "
+    ".greprag.toml, then the defaults (budget 4096). In the default --routes auto a "
+    "one-shot call skips the dense model load (seconds) and says so: pass --routes dense "
+    "to pay it.\n\n"
     "Examples:\n\n"
-    "  greprag retrieve --repo . --file app/service.py --line 42 --column 16\n\n"
+    "  greprag retrieve --file app/service.py --line 42 --column 16\n\n"
     "  greprag retrieve -r . -f app/service.py -l 42 --json | jq '.blocks[].path'\n\n"
-    "  head -n 41 app/service.py | greprag retrieve -r . --stdin --language python"
+    "  head -n 41 app/service.py | greprag retrieve --stdin --file app/service.py\n\n"
+    "  greprag retrieve -f app/service.py -l 42 --explain 2> why.txt"
 )
 QUERIES_HELP = (
     "Print the ripgrep query plan for a cursor, without running it.\n\n"
     "Each line shows the query's kind (class, method, variable, other), its purpose "
-    "(definition, usage, wildcard, import) and weight, and the rg command it stands for."
+    "(definition, usage, wildcard, import) and weight, and the rg command it stands for, "
+    "ready to paste into a shell at the repository root.\n\n"
+    "Examples:\n\n"
+    "  greprag queries --file app/service.py --line 42\n\n"
+    "  greprag queries -f app/service.py -l 42 --json | jq '.queries[].pattern'"
 )
 
 
+def _require_model(retriever) -> None:
+    """``--router llm`` (or ``router = "llm"``) asked for with no model: unavailable."""
+    from greprag.llm import NO_MODEL
+
+    if retriever.settings.router == "llm" and not retriever.settings.model:
+        fail(f"--router llm: {NO_MODEL}", 3)
+
+
 def retrieve(
-    repo: RepoOpt = Path("."),
+    repo: RepoOpt = None,
     file: FileOpt = None,
     line: LineOpt = None,
     column: ColumnOpt = None,
     budget: Annotated[int | None, typer.Option("--budget", "-b", help="Token budget.")] = None,
     router: RouterOpt = None,
     model: ModelOpt = None,
-    routes: Annotated[
-        str | None,
-        typer.Option(
-            "--routes",
-            help="grep, dense or auto (default): auto adds the dense route when grep "
-            "evidence is weak and the repo has a dense index (greprag index).",
-        ),
-    ] = None,
+    routes: RoutesOpt = None,
     json_out: JsonOpt = False,
     explain: Annotated[
-        bool, typer.Option("--explain", help="Show queries, hits, scores, merges and drops.")
+        bool,
+        typer.Option("--explain", help="Show queries, hits, scores, merges and drops (on stderr)."),
     ] = False,
     stdin: StdinOpt = False,
     language: LanguageOpt = None,
+    cache_dir: CacheOpt = None,
 ) -> None:
     """Retrieve cross-file context for a cursor and print it (or --json)."""
+    root, file = resolve_target(repo, file)
     inputs = cursor_inputs(file, line, column, stdin, language)
-    retriever = open_retriever(repo, budget=budget, router=router, model=model, routes=routes)
+    retriever = open_retriever(
+        root,
+        budget=budget,
+        router=choice(router),
+        model=model,
+        routes=choice(routes),
+        cache_dir=str(cache_dir) if cache_dir else None,
+        load_dense=choice(routes) == "dense",
+    )
+    _require_model(retriever)
     result = run(lambda: retriever.retrieve(**inputs))
     from greprag import render
 
@@ -75,12 +103,12 @@ def retrieve(
         return
     typer.echo(result.context, nl=False)
     if explain:
-        typer.echo("\n" + render.render_explain(result))
+        typer.echo(render.render_explain(result), err=True)
     typer.echo(f"greprag: {render.render_summary(result)}", err=True)
 
 
 def queries(
-    repo: RepoOpt = Path("."),
+    repo: RepoOpt = None,
     file: FileOpt = None,
     line: LineOpt = None,
     column: ColumnOpt = None,
@@ -91,8 +119,10 @@ def queries(
     language: LanguageOpt = None,
 ) -> None:
     """Print the ripgrep query plan for a cursor, without running it."""
+    root, file = resolve_target(repo, file)
     inputs = cursor_inputs(file, line, column, stdin, language)
-    retriever = open_retriever(repo, router=router, model=model)
+    retriever = open_retriever(root, router=choice(router), model=model)
+    _require_model(retriever)
     plan = run(lambda: retriever.plan(**inputs))
     from greprag import render
 
