@@ -19,9 +19,15 @@ $(STAMP_CORE): pyproject.toml | $(PY)
 	$(PIP) install -q -e .
 	touch $@
 
-# torch goes first and pinned: the pin takes the CPU build; an unpinned torch pulls CUDA.
+# torch goes first, pinned, from PyTorch's CPU index: PyPI's Linux torch is the CUDA build
+# (~2.5 GB with its CUDA wheels). Where that index cannot be reached, the pin is taken from
+# the configured indexes (a mirror or a local wheel folder holding the CPU build).
+TORCH_VERSION ?= 2.13.0
+TORCH_INDEX   ?= https://download.pytorch.org/whl/cpu
 $(STAMP_FULL): pyproject.toml | $(PY)
-	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q --retries 1 torch==$(TORCH_VERSION) --index-url $(TORCH_INDEX) \
+		|| { echo "make: $(TORCH_INDEX) unreachable: torch from the configured indexes" >&2; \
+		     $(PIP) install -q torch==$(TORCH_VERSION); }
 	$(PIP) install -q -e '.[dense,bench,dev]'
 	touch $@ $(STAMP_CORE)
 
