@@ -235,6 +235,10 @@ def dense_test_pause_s() -> float:
         return 0.0
 
 
+_BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True}
+_BOOL_WORDS |= {"0": False, "false": False, "no": False, "off": False}
+
+
 def _coerce(name: str, value: Any) -> Any:
     if name not in _TYPES:
         known = ", ".join(sorted(_TYPES))
@@ -242,9 +246,12 @@ def _coerce(name: str, value: Any) -> Any:
     kind = _TYPES[name]
     try:
         if kind == "bool":
-            if isinstance(value, str):
-                return value.strip().lower() in ("1", "true", "yes", "on")
-            return bool(value)
+            if isinstance(value, bool):
+                return value
+            word = str(value).strip().lower()
+            if word not in _BOOL_WORDS:
+                raise ValueError(value)
+            return _BOOL_WORDS[word]
         if kind == "int":
             return int(value)
         if kind == "float":
@@ -255,8 +262,11 @@ def _coerce(name: str, value: Any) -> Any:
 
 
 def _read_toml(path: Path, label: str) -> dict[str, Any]:
+    if not path.is_file():  # missing, a folder, or a FIFO that would block the read
+        raise ConfigError(f"{label} {path} is not a readable file")
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read {label} {path}: {exc.strerror or exc}") from None
     if len(data) > MAX_CONFIG_BYTES:
@@ -305,7 +315,7 @@ def load_settings(repo: Path | None = None, **overrides: Any) -> Settings:
     notes: list[str] = []
     values: dict[str, Any] = {}
     user = user_config_path()
-    if user.is_file():
+    if user.is_file() or os.environ.get(CONFIG_ENV, ""):  # a named file must be there
         values.update(_read_toml(user, "user config"))
     if repo is not None:
         values.update(_repo_values(repo, notes))

@@ -158,6 +158,21 @@ def build_argv(rg: Path, spec: SearchSpec) -> list[str]:
     return argv
 
 
+def spawn(
+    argv: Sequence[str], cwd: Path | None = None, *, stderr: int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
+    """Start rg (no shell, no stdin). Arguments go over as UTF-8 bytes, which is how rg
+    reads patterns and how ``collect`` decoded the paths, whatever the locale's encoding
+    (under an ASCII locale Python could not pass ``größe`` at all)."""
+    return subprocess.Popen(
+        [arg.encode("utf-8", "surrogateescape") for arg in argv],
+        cwd=None if cwd is None else os.fsencode(cwd),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+    )
+
+
 def collect(stdout: bytes, stderr: bytes, returncode: int) -> RgOutput:
     """The one place rg's answer is read: matches and binary files from ``--json``, and
     every per-file error (unreadable, vanished, odd name) as a skip with a reason.
@@ -207,12 +222,15 @@ def pattern_error(rg: Path, pattern: str) -> str | None:
 
 @lru_cache(maxsize=1024)
 def _pattern_error(rg: str, pattern: str) -> str | None:
-    argv = [rg, "--no-config", "--no-unicode", "--quiet", "-e", pattern, "--", "-"]
+    argv = [rg, "--no-config", "--no-unicode", "--quiet", "-e", pattern, "--", os.devnull]
+    proc = spawn(argv, stderr=subprocess.PIPE)
     try:
-        proc = subprocess.run(argv, input=b"", capture_output=True, timeout=10, check=False)
+        _, err = proc.communicate(timeout=10)
     except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         return "rg took too long to compile it"
-    return None if proc.returncode in (0, 1) else _first_error(proc.stderr)
+    return None if proc.returncode in (0, 1) else _first_error(err)
 
 
 def _first_error(stderr: bytes) -> str:
@@ -297,12 +315,11 @@ def parse_file_list(output: bytes) -> list[str]:
 
 def list_files(rg: Path, repo: Path, langs: Sequence[str] = (), timeout: float = 20.0) -> list[str]:
     """Files rg would search (``.gitignore`` respected), relative to the repo root."""
-    proc = subprocess.run(
-        files_argv(rg, langs),
-        cwd=repo,
-        capture_output=True,
-        timeout=timeout,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    return parse_file_list(proc.stdout)
+    proc = spawn(files_argv(rg, langs), repo)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise SearchError(f"rg --files took longer than {timeout:.0f} s") from None
+    return parse_file_list(out)

@@ -6,12 +6,14 @@ One module per command group: ``retrieve`` (retrieve, queries), ``index`` (index
 
 from __future__ import annotations
 
+import signal
+import sys
 from typing import Annotated
 
 import typer
 
 from greprag.cli import index, retrieve
-from greprag.cli.common import EXIT_CODES
+from greprag.cli.common import EXIT_CODES, EXIT_INTERRUPTED
 
 __all__ = ["app", "main"]
 
@@ -60,5 +62,15 @@ def _root(
 
 
 def main() -> None:
-    """Entry point of the ``greprag`` script."""
-    app()
+    """Entry point of the ``greprag`` script (and ``python -m greprag``).
+
+    SIGPIPE gets its default action back, as for any Unix filter: ``greprag ... | head``
+    ends quietly when the reader closes the pipe, rather than with Python's BrokenPipeError.
+    """
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        app(prog_name="greprag")
+    except KeyboardInterrupt:
+        sys.stderr.write("greprag: error: interrupted\n")
+        raise SystemExit(EXIT_INTERRUPTED) from None

@@ -47,7 +47,7 @@ EXIT_CODES = "\n\n".join(
         "  3  a requested feature is unavailable: --routes dense without the extra or an "
         "index, --router llm without a model, no rg",
         "  4  I/O failure: cache not writable, disk full, rg crashed or timed out",
-        "  130  interrupted",
+        "  130  interrupted (Ctrl-C); 141 the reader closed the pipe (as with | head)",
     ]
 )
 EXIT_IO = 4

@@ -35,7 +35,7 @@ from greprag.dense.store import Row, Snapshot, VectorIndex, index_dir, load, sav
 from greprag.errors import DenseError, StorageError
 from greprag.files import decode_text, read_bytes
 
-FLUSH_TEXTS = 256  # texts embedded per batch in a full build
+FLUSH_TEXTS = 128  # texts embedded per batch in a full build
 CHECKPOINT_S = 2.0  # a full build saves at least this often ...
 CHECKPOINT_SAVE_SHARE = 0.1  # ... but spends at most this share of its time saving
 Progress = Callable[[int, int], None]

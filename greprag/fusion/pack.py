@@ -145,6 +145,9 @@ def pack(
             score=round(item.score, 4),
             route=item.route,
         )
+        if not whole.text.strip():  # a hit on blank lines (a pattern like ^\s+$) says nothing
+            dropped.append(Drop(item.path, item.start_line, end, "blank lines", whole.score))
+            continue
         whole.tokens = count_tokens(block_text(whole), encoding)
         left = budget - used
         limit = min(cap, max_usage_tokens) if item.usage_only and max_usage_tokens else cap

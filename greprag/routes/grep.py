@@ -32,6 +32,7 @@ from greprag.rg import (
     parse_file_list,
     parse_size,
     pattern_error,
+    spawn,
 )
 from greprag.rg import rg_pattern as rg_regex
 from greprag.router.names import external_names
@@ -213,9 +214,7 @@ class GrepRoute:
         return RouteHits(self.name, candidates, skipped=skipped, notes=notes, stats=stats)
 
     def _popen(self, argv: list[str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            argv, cwd=self.repo, stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL
-        )
+        return spawn(argv, self.repo, stderr=stderr)
 
     def _listed_files(self, lang: str | None) -> list[str] | None:
         """The language's file list if listed within ``file_list_ttl`` and small enough.
