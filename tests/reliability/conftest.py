@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from greprag.models import Query, QueryPlan
+
 EXIT_CODES = {0, 1, 2, 3, 4, 130}
 CLI_TIMEOUT_S = 60
 
@@ -49,6 +51,23 @@ CURSOR = ["--file", "app.py", "--line", "4"]
 def loader_repo(tmp_path: Path) -> Path:
     """A small repo whose cursor (``app.py`` line 4) needs ``pkg/loader.py``."""
     return make_repo(tmp_path / "repo", LOADER_REPO)
+
+
+class Proposed:
+    """A router proposing fixed patterns, as a model might (``purpose="llm"``: untrusted)."""
+
+    name = "model"
+
+    def __init__(self, *patterns: str, context_lines: int = 3) -> None:
+        self.patterns = patterns
+        self.context_lines = context_lines
+
+    def plan(self, ctx, imported=None) -> QueryPlan:
+        queries = [
+            Query(p, "other", lang=ctx.lang, purpose="llm", context_lines=self.context_lines)
+            for p in self.patterns
+        ]
+        return QueryPlan(queries=queries, router=self.name)
 
 
 def cli_env(**extra: str) -> dict[str, str]:

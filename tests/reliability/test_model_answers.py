@@ -9,10 +9,9 @@ import time
 import pytest
 
 from greprag import Retriever
-from greprag.models import Query, QueryPlan
 from tests.conftest import check_invariants
 from tests.reliability.cases import case, cases
-from tests.reliability.conftest import LOADER_REPO, make_repo
+from tests.reliability.conftest import LOADER_REPO, Proposed, make_repo
 from tests.stubs.openai_stub import OpenAIStub
 
 AREA = "model output"
@@ -215,15 +214,6 @@ def test_malformed_synonyms_are_dropped(ask):
     assert any("synonyms" in note for note in res.fallbacks)
 
 
-class _Punctuation:
-    """A planner proposing a query whose hits hold no identifier at all."""
-
-    name = "model"
-
-    def plan(self, ctx, imported=None) -> QueryPlan:
-        return QueryPlan([Query(r"^\)+$", "other", purpose="llm", context_lines=0)], router="model")
-
-
 @case(
     AREA,
     "a query whose every hit is punctuation only (no token to score: ZeroDivisionError before)",
@@ -231,5 +221,7 @@ class _Punctuation:
 )
 def test_hits_without_tokens_are_scored(tmp_path):
     repo = make_repo(tmp_path / "repo", {"pkg/a.py": "x = (\n    1\n))\n", "app.py": "y = 1\n"})
-    res = Retriever(repo, router=_Punctuation()).retrieve(file="app.py", line=1)
+    res = Retriever(repo, router=Proposed(r"^\)+$", context_lines=0)).retrieve(
+        file="app.py", line=1
+    )
     assert res.blocks and all(b.path == "pkg/a.py" for b in res.blocks)

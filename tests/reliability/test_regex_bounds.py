@@ -6,23 +6,11 @@ import json
 import time
 
 from greprag import Retriever
-from greprag.models import Query, QueryPlan
 from tests.reliability.cases import case, cases
-from tests.reliability.conftest import cli, make_repo
+from tests.reliability.conftest import Proposed, cli, make_repo
 
 AREA = "regex and CPU bounds"
 BOUND_S = 20.0  # far above what these take (milliseconds to a second), far below a hang
-
-
-class _Planned:
-    name = "model"
-
-    def __init__(self, *patterns: str) -> None:
-        self.patterns = patterns
-
-    def plan(self, ctx, imported=None) -> QueryPlan:
-        queries = [Query(p, "other", lang="python", purpose="llm") for p in self.patterns]
-        return QueryPlan(queries=queries, router=self.name)
 
 
 @cases(
@@ -57,7 +45,7 @@ def test_a_backtracking_regex_cannot_hang_a_retrieval(tmp_path, pattern):
         tmp_path / "repo",
         {"pkg/loader.py": bait + "\n    pass\n", "app.py": "loader = DataLoader()\n"},
     )
-    router = _Planned(pattern, r"^class\s+DataLoader\b")
+    router = Proposed(pattern, r"^class\s+DataLoader\b")
     started = time.perf_counter()
     res = Retriever(repo, router=router, max_line_chars=400).retrieve(file="app.py", line=1)
     assert time.perf_counter() - started < BOUND_S
@@ -148,7 +136,7 @@ def test_minified_and_oversize_files_are_skips(loader_repo):
 )
 def test_a_wide_alternation_is_attributed_quickly(loader_repo):
     names = "|".join(f"Name{i}" for i in range(200))
-    router = _Planned(rf"\b({names}|DataLoader)\b")
+    router = Proposed(rf"\b({names}|DataLoader)\b")
     started = time.perf_counter()
     res = Retriever(loader_repo, router=router).retrieve(file="app.py", line=4)
     assert time.perf_counter() - started < BOUND_S

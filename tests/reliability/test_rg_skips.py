@@ -9,10 +9,10 @@ import threading
 from pathlib import Path
 
 from greprag import Retriever
-from greprag.models import Query, QueryPlan
 from tests.reliability.cases import case, cases
 from tests.reliability.conftest import (
     CURSOR,
+    Proposed,
     cli,
     make_repo,
     without_file_permissions,
@@ -110,19 +110,6 @@ def test_an_odd_file_name_is_a_skip_walked_or_listed(loader_repo, name, reason):
     assert any(reason in s.reason for s in walked.skipped), walked.skipped
 
 
-class _Planned:
-    """A router that proposes fixed queries (as a model might)."""
-
-    name = "model"
-
-    def __init__(self, *patterns: str) -> None:
-        self.patterns = patterns
-
-    def plan(self, ctx, imported=None) -> QueryPlan:
-        queries = [Query(p, "class", lang="python", purpose="llm") for p in self.patterns]
-        return QueryPlan(queries=queries, router=self.name)
-
-
 @cases(
     AREA,
     [
@@ -144,7 +131,7 @@ class _Planned:
     "bad, reason",
 )
 def test_a_regex_rg_rejects_drops_only_that_query(loader_repo, bad, reason):
-    router = _Planned(bad, r"^class\s+DataLoader\b")
+    router = Proposed(bad, r"^class\s+DataLoader\b")
     res = Retriever(loader_repo, router=router).retrieve(file="app.py", line=4)
     assert [b.path for b in res.blocks] == ["pkg/loader.py"]
     assert any("rejected by rg" in n and reason in n for n in res.fallbacks), res.fallbacks
@@ -156,7 +143,7 @@ def test_a_regex_rg_rejects_drops_only_that_query(loader_repo, bad, reason):
     "empty result, exit 0, one note per rejected query",
 )
 def test_every_regex_rejected_is_an_empty_result(loader_repo):
-    res = Retriever(loader_repo, router=_Planned(r"x\Z", "y{,2}")).retrieve(file="app.py", line=4)
+    res = Retriever(loader_repo, router=Proposed(r"x\Z", "y{,2}")).retrieve(file="app.py", line=4)
     assert res.blocks == [] and res.context == ""
     assert sum("rejected by rg" in n for n in res.fallbacks) == 2
 
