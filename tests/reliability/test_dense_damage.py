@@ -398,3 +398,32 @@ def test_a_half_installed_extra(indexed, broken_extra, args, code):
         one_line_error(proc, code, "dense extra", "sentence-transformers", "faiss-cpu")
     else:
         assert proc.returncode == 0 and "class DataLoader" in proc.stdout
+
+
+@case(
+    AREA,
+    "an embedding model that returns NaN vectors (its weights set to NaN), indexing a repo",
+    "one DenseError 'non-finite vectors'; nothing written",
+)
+def test_nan_vectors_from_the_model_are_refused(tmp_path):
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from greprag.dense.embed import Embedder, resolve_model
+    from greprag.dense.index import DenseIndex
+    from greprag.errors import DenseError
+
+    model = SentenceTransformer(resolve_model(None), device="cpu")
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.fill_(float("nan"))
+    model.save(str(tmp_path / "nan-model"))
+    repo = make_repo(tmp_path / "repo", FILES)
+    index = DenseIndex(
+        repo,
+        embedder=Embedder(str(tmp_path / "nan-model"), backend="fp32"),
+        cache_dir=tmp_path / "c",
+    )
+    with pytest.raises(DenseError, match="non-finite vectors"):
+        index.update()
+    assert not index.path.exists()
