@@ -109,6 +109,8 @@ class Embedder:
     def _load(self):  # -> SentenceTransformer
         if self._model is None:
             started = time.perf_counter()
+            # no weight-loading progress bar on stderr: the CLI's stderr is its own lines
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             sentence_transformers = dense_import("sentence_transformers")
             try:
                 model = sentence_transformers.SentenceTransformer(
