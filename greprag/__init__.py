@@ -3,7 +3,12 @@
 >>> from greprag import Retriever
 >>> result = Retriever("path/to/repo").retrieve(file="pkg/mod.py", line=42, column=8)
 >>> print(result.context)
+
+``Retriever`` loads on first use: a CLI call that a running server answers never pays
+for the pipeline's imports (about 100 ms).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from greprag.config import Settings
 from greprag.errors import (
@@ -19,7 +24,9 @@ from greprag.errors import (
     StorageError,
 )
 from greprag.models import Block, Drop, Query, QueryPlan, Result, Skip
-from greprag.pipeline import Retriever
+
+if TYPE_CHECKING:
+    from greprag.pipeline import Retriever
 
 __all__ = [
     "Block",
@@ -42,3 +49,11 @@ __all__ = [
     "StorageError",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Retriever":
+        from greprag.pipeline import Retriever
+
+        return Retriever
+    raise AttributeError(f"module 'greprag' has no attribute {name!r}")

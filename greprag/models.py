@@ -159,6 +159,32 @@ class Result:
     routes: dict[str, str] = field(default_factory=dict)
     explain: Explain | None = None
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        """The inverse of ``to_dict`` (with ``explain`` when present): a Result received
+        as JSON, e.g. from a running server, renders like one computed here."""
+        explain = data.get("explain")
+        return cls(
+            blocks=[Block(**b) for b in data["blocks"]],
+            context=data["context"],
+            tokens=data["tokens"],
+            queries=[Query(**{**q, "paths": tuple(q.get("paths", ()))}) for q in data["queries"]],
+            timings=dict(data["timings_ms"]),
+            router=data["router"],
+            fallbacks=list(data.get("fallbacks", [])),
+            skipped=[Skip(**s) for s in data.get("skipped", [])],
+            dropped=[Drop(**d) for d in data.get("dropped", [])],
+            routes=dict(data.get("routes", {})),
+            explain=None
+            if explain is None
+            else Explain(
+                local_context=explain["local_context"],
+                queries=[QueryReport(**q) for q in explain["queries"]],
+                candidates=explain["candidates"],
+                merged=[MergeReport(**m) for m in explain["merged"]],
+            ),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON shape printed by ``greprag retrieve --json``."""
         return {

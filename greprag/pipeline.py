@@ -5,7 +5,8 @@ widen and pack → Result. Each stage lives in its own package; this module deci
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -145,14 +146,16 @@ class Retriever:
         *,
         left_context: str | None = None,
         language: str | None = None,
+        budget: int | None = None,
     ) -> Result:
-        """Context for the cursor at (file, line, column), or after ``left_context``.
+        """Context for the cursor at (file, line, column), or after ``left_context``;
+        ``budget`` (tokens) overrides the setting for this call.
 
         >>> result = Retriever("path/to/repo").retrieve(file="pkg/mod.py", line=42, column=8)
         >>> print(result.context)              # prompt-ready, blocks under path headers
         >>> [(b.path, b.start_line, b.end_line) for b in result.blocks]
         """
-        s = self.settings
+        s = self.settings if budget is None else replace(self.settings, budget=budget).validate()
         clock = _Clock()
         ctx = self.local_context(file, line, column, left_context=left_context, language=language)
         imported = self._imports(ctx)
@@ -215,6 +218,19 @@ class Retriever:
                 ctx, imported, plan, hits.stats, len(hits.candidates), assembly.emitted
             ),
         )
+
+    def invalidate(self, paths: Iterable[str] | None = None) -> None:
+        """Files changed on disk (repo-relative paths; None: anything may have): drop what
+        was kept about them. Retrievals read files afresh, so this only matters to what
+        outlives one call: the grep route's file lists (and the dense index, which
+        ``refresh`` brings up to date)."""
+        if self.grep is not None:
+            self.grep.invalidate(None if paths is None else list(paths))
+
+    def refresh(self) -> int:
+        """Bring the dense index up to date now (a warm process calls this in the
+        background after ``invalidate``); files updated, 0 without a usable index."""
+        return self.dense.refresh()
 
     def _search(self, request: RouteRequest) -> RouteHits:
         """Every always-on route, their hits in one list."""

@@ -1,7 +1,8 @@
 """The ``greprag`` command line (typer). Heavy modules load only when a command runs.
 
-One module per command group: ``retrieve`` (retrieve, queries), ``index`` (index, status);
-``common`` holds the shared options, the exit codes and the one-line error.
+One module per command group: ``retrieve`` (retrieve, queries), ``index`` (index, status),
+``serve`` (mcp, serve); ``common`` holds the shared options, the exit codes and the
+one-line error.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from greprag.cli import index, retrieve
+from greprag.cli import index, retrieve, serve
 from greprag.cli.common import EXIT_CODES, EXIT_INTERRUPTED
 
 __all__ = ["app", "main"]
@@ -39,6 +40,8 @@ app.command(help=retrieve.RETRIEVE_HELP, epilog=EXIT_CODES)(retrieve.retrieve)
 app.command(help=retrieve.QUERIES_HELP, epilog=EXIT_CODES)(retrieve.queries)
 app.command("index", help=index.INDEX_HELP, epilog=EXIT_CODES)(index.index_command)
 app.command("status", help=index.STATUS_HELP, epilog=EXIT_CODES)(index.status_command)
+app.command("mcp", epilog=EXIT_CODES)(serve.mcp_command)
+app.command("serve", epilog=EXIT_CODES)(serve.serve_command)
 
 
 def _version(value: bool) -> None:

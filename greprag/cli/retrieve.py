@@ -83,17 +83,23 @@ def retrieve(
     """Retrieve cross-file context for a cursor and print it (or --json)."""
     root, file = resolve_target(repo, file)
     inputs = cursor_inputs(file, line, column, stdin, language)
-    retriever = open_retriever(
-        root,
-        budget=budget,
-        router=choice(router),
-        model=model,
-        routes=choice(routes),
-        cache_dir=str(cache_dir) if cache_dir else None,
-        load_dense=choice(routes) == "dense",
-    )
-    _require_model(retriever)
-    result = run(lambda: retriever.retrieve(**inputs))
+    result = None
+    if router is None and model is None and routes is None and cache_dir is None:
+        from greprag.server.client import retrieve_remote  # a running server may answer
+
+        result = run(lambda: retrieve_remote(root, inputs, budget=budget, explain=explain))
+    if result is None:
+        retriever = open_retriever(
+            root,
+            budget=budget,
+            router=choice(router),
+            model=model,
+            routes=choice(routes),
+            cache_dir=str(cache_dir) if cache_dir else None,
+            load_dense=choice(routes) == "dense",
+        )
+        _require_model(retriever)
+        result = run(lambda: retriever.retrieve(**inputs))
     from greprag import render
 
     for note in result.fallbacks:

@@ -12,6 +12,7 @@ benchmark's implicit subset, the wider member-access trigger is what lets dense 
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +89,9 @@ class DenseJoin:
     ``DenseError``. ``auto`` treats the same as a reason not to run, said in ``routes``;
     with ``load_model`` False (a one-shot CLI call) it also skips dense rather than load
     the model (seconds), and says how to get it.
+
+    One lock serializes every use of the route (its index is updated in place), so a
+    warm process can search from several threads and refresh the index in the background.
     """
 
     def __init__(self, repo: Path, settings: Settings, *, load_model: bool = True) -> None:
@@ -95,6 +99,7 @@ class DenseJoin:
         self.settings = settings
         self.load_model = load_model
         self._route = None  # greprag.routes.dense.DenseRoute
+        self._lock = threading.Lock()
 
     def _auto_skip(self, reason: str) -> tuple[str | None, bool]:
         """Why ``auto`` leaves dense out although the evidence asked for it (or None), and
@@ -120,6 +125,46 @@ class DenseJoin:
             self._route = DenseRoute.from_settings(self.repo, self.settings)
         return self._route
 
+    def usable(self) -> bool:
+        """The extra is installed, the settings allow dense, and the repo has an index."""
+        from greprag.routes.dense import dense_available, has_index
+
+        s = self.settings
+        try:
+            return s.routes != "grep" and dense_available() and has_index(self.repo, s)
+        except DenseError:  # a damaged index: not usable (status and retrieve say why)
+            return False
+
+    def freshness(self) -> dict[str, int] | None:
+        """Files in the index, and files changed or deleted since (loads no model); None
+        when the route is not ``usable``."""
+        if not self.usable():
+            return None
+        with self._lock:
+            index = self.route().index
+            changes = index.changes()
+            files = len(index.snapshot.files) if index.snapshot else 0
+        return {"files": files, "changed": len(changes.changed), "deleted": len(changes.deleted)}
+
+    def refresh(self, round_s: float = 2.0) -> int:
+        """Bring the index up to date with the files (model loaded, index kept in memory),
+        in rounds of at most ``round_s`` seconds so searches interleave; the number of
+        files updated or removed. Nothing happens when the route is not ``usable``."""
+        if not self.usable():
+            return 0
+        done = 0
+        bound: float | None = round_s
+        while True:
+            with self._lock:
+                route = self.route()
+                route.embedder.dim  # noqa: B018 (loads the model: searches find it warm)
+                report = route.index.update(bound_s=bound)
+            done += report.changed + report.deleted
+            if not report.stale:
+                return done
+            if not (report.changed or report.deleted):
+                bound = None  # a file too large for one round: take it whole
+
     def join(self, request: RouteRequest, grep: RouteHits, ranked: list[Candidate]) -> Joined:
         """``ranked`` (grep's final ranking) with dense hits fused in, when dense runs."""
         from greprag.dense import INSTALL_HINT
@@ -144,7 +189,8 @@ class DenseJoin:
                 return Joined(ranked, {"dense": f"not run: {skip}"}, [f"dense: {skip}"] * tell)
         started = time.perf_counter()
         try:
-            dense = self.route().search(request)
+            with self._lock:
+                dense = self.route().search(request)
         except DenseError as exc:
             if s.routes == "dense":
                 raise

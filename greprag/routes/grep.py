@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -107,6 +108,8 @@ class GrepRoute:
         self._oversize: dict[str | None, list[str]] = {}
         self.file_list_ttl = file_list_ttl
         self._file_lists: dict[str | None, tuple[float, list[str]]] = {}
+        self._listed: set[str] = set()  # every file of a cached list, oversize ones included
+        self._epoch = 0  # bumped by invalidate: a listing begun before it is not kept
 
     @classmethod
     def from_settings(cls, repo: Path, settings: Settings) -> GrepRoute:
@@ -237,12 +240,33 @@ class GrepRoute:
         again only when older than ``file_list_ttl``."""
         listed = self._fresh_list(lang)
         if listed is None:
-            self._remember_files(lang, list_files(self.rg, self.repo, (lang,) if lang else ()))
-            listed = self._file_lists[lang][1]
+            found = list_files(self.rg, self.repo, (lang,) if lang else ())
+            listed = self._remember_files(lang, found)
         return listed
 
-    def _remember_files(self, lang: str | None, files: list[str]) -> None:
-        """Keep a language's file list, and which of its files are over the size limit."""
+    def invalidate(self, paths: Iterable[str] | None = None) -> None:
+        """Forget the cached file lists that ``paths`` (repo-relative, changed on disk) may
+        alter: all of them when None, or when a path was added, removed or crossed the size
+        limit. An edit to a listed file keeps the lists (rg reads files at search time)."""
+        if paths is None or any(self._alters_lists(path) for path in paths):
+            self._epoch += 1
+            self._file_lists.clear()
+            self._oversize.clear()
+            self._listed.clear()
+
+    def _alters_lists(self, path: str) -> bool:
+        try:
+            size = (self.repo / path).stat().st_size
+        except OSError:
+            return path in self._listed  # removed (or renamed away)
+        if path not in self._listed:
+            return True  # new, or never listed (a relist is then harmless)
+        oversize = any(path in big for big in self._oversize.values())
+        return (size > parse_size(self.max_filesize)) != oversize
+
+    def _remember_files(self, lang: str | None, files: list[str]) -> list[str]:
+        """Keep a language's file list, and which of its files are over the size limit;
+        the list kept."""
         limit = parse_size(self.max_filesize)
         big = []
         for path in files:
@@ -252,8 +276,12 @@ class GrepRoute:
             except OSError:
                 continue
         oversize = set(big)  # rg searches explicit paths whatever their size: leave them out
-        self._file_lists[lang] = (time.monotonic(), [f for f in files if f not in oversize])
+        kept = [f for f in files if f not in oversize]
+        self._file_lists[lang] = (time.monotonic(), kept)
         self._oversize[lang] = big
+        lists = [listed for _, listed in self._file_lists.values()] + list(self._oversize.values())
+        self._listed = {f for listed in lists for f in listed}
+        return kept
 
     def _oversize_skips(self, langs: list[str | None], patterns: list[str]) -> list[Skip]:
         """Oversize files that match, found by rg -l over those files alone."""
@@ -277,6 +305,7 @@ class GrepRoute:
             if pattern not in by_lang[lang]:
                 by_lang[lang].append(pattern)
         searches = []
+        epoch = self._epoch
         refreshes: list[tuple[str | None, subprocess.Popen[bytes]]] = []
         for lang, patterns in by_lang.items():
             if self._listed_files(lang) is None:  # walk this time; list files for next time
@@ -297,7 +326,7 @@ class GrepRoute:
                 skipped.setdefault(skip.path, skip)
         for lang, proc in refreshes:
             out, _ = proc.communicate(timeout=self.timeout)
-            if proc.returncode == 0:
+            if proc.returncode == 0 and epoch == self._epoch:
                 self._remember_files(lang, parse_file_list(out))
         matches.sort(key=lambda m: (m.path, m.line_number))  # rg's file order varies
         kept = [p for ps in by_lang.values() for p in ps if p not in rejected]

@@ -1,0 +1,78 @@
+"""Forwarding a CLI call to a running server for the same root (standard library only).
+
+The CLI stays fast on warm repos: it finds the server's runtime file, posts the request
+over loopback and renders the answer as if it had computed it. When no server is
+recorded, or it does not answer the connection, the caller works in-process instead.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from greprag.errors import GrepRAGError
+from greprag.models import Result
+from greprag.server.runtime import ServerRecord, find_server
+
+__all__ = ["forward", "retrieve_remote"]
+
+CONNECT_TIMEOUT_S = 0.5
+ANSWER_TIMEOUT_S = 120.0
+
+
+def _post(record: ServerRecord, route: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The server's JSON answer; None when it cannot be reached (the caller falls back)."""
+    connection = http.client.HTTPConnection(record.host, record.port, timeout=CONNECT_TIMEOUT_S)
+    headers = {"Content-Type": "application/json", "Host": f"127.0.0.1:{record.port}"}
+    if record.token:
+        headers["Authorization"] = f"Bearer {record.token}"
+    try:
+        connection.connect()
+    except OSError:
+        connection.close()
+        return None
+    try:
+        connection.sock.settimeout(ANSWER_TIMEOUT_S)
+        connection.request("POST", route, body=json.dumps(payload).encode(), headers=headers)
+        response = connection.getresponse()
+        body = response.read()
+    except OSError:
+        return None
+    finally:
+        connection.close()
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        answer = None
+    if 400 <= response.status < 500 and isinstance(answer, dict) and "error" in answer:
+        raise GrepRAGError(str(answer["error"]))
+    if response.status != 200 or not isinstance(answer, dict):
+        return None
+    return answer
+
+
+def forward(repo: Path, route: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """``payload`` posted to ``route`` of the server running for ``repo``; None when none
+    runs (or it did not answer), so the caller works in-process. A request the server
+    refuses raises ``GrepRAGError`` with its one-line reason. ``budget`` over the
+    server's token cap is not forwarded (in-process has no cap)."""
+    root = Path(os.path.realpath(repo))
+    record = find_server(root)
+    budget = payload.get("budget")
+    if record is None or (budget is not None and budget > record.max_tokens):
+        return None
+    return _post(record, route, {**payload, "repo": str(root)})
+
+
+def retrieve_remote(
+    repo: Path, cursor: dict[str, Any], *, budget: int | None, explain: bool
+) -> Result | None:
+    """``Retriever.retrieve(**cursor)`` answered by the server running for ``repo``, or
+    None when none is (the caller retrieves in-process)."""
+    payload = {k: str(v) if isinstance(v, Path) else v for k, v in cursor.items()}
+    payload.update(budget=budget, explain=explain or None)
+    answer = forward(repo, "/retrieve", {k: v for k, v in payload.items() if v is not None})
+    return None if answer is None else Result.from_dict(answer)
