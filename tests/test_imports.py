@@ -42,7 +42,16 @@ def test_import_greprag_loads_no_heavy_dependency():
     assert _loaded("import greprag") == []
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["retrieve", "--help"], ["queries", "--help"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["retrieve", "--help"],
+        ["queries", "--help"],
+        ["mcp", "--help"],
+        ["serve", "--help"],
+    ],
+)
 def test_cli_help_loads_no_heavy_dependency(argv):
     body = (
         "import contextlib, io\n"

@@ -17,7 +17,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from greprag.errors import GrepRAGError, RetrievalError
+from greprag.errors import GrepRAGError, RetrievalError, SearchError
 from greprag.files import read_text
 from greprag.server.pool import Pool, Workspace
 
@@ -286,7 +286,13 @@ class Service:
         if cached is not None:
             return Answer(cached, cached=True)
         begun = ws.answers.begin()
-        result = compute()
+        try:
+            result = compute()
+        except SearchError:
+            # rg stops when a file of its cached list vanished before the watcher's batch
+            # arrived: list the files again and search once more
+            ws.retriever.invalidate(None)
+            result = compute()
         payload = result.to_dict()
         if explain and result.explain is not None:
             payload["explain"] = result.explain.to_dict()
