@@ -43,7 +43,8 @@ class _Entry:
 
 
 class AnswerCache:
-    """A bounded LRU of answers for one root, valid while their files' stats match."""
+    """A bounded LRU of answers for one root, valid while their files' stats match
+    (``size`` 0 keeps none)."""
 
     def __init__(self, root: Path, size: int = 512) -> None:
         self.root = root
@@ -77,6 +78,8 @@ class AnswerCache:
         """Keep ``payload`` (quoting ``paths``) unless the cache was cleared since ``begun``
         or a file changed too recently to trust its stat; True when kept."""
         generation, started = begun
+        if self.size < 1:
+            return False
         stamps = []
         for path in sorted(set(paths)):
             stamp = _stamp(self.root, path)

@@ -17,7 +17,7 @@ from greprag.errors import GrepRAGError
 from greprag.models import Result
 from greprag.server.runtime import ServerRecord, find_server
 
-__all__ = ["forward", "retrieve_remote"]
+__all__ = ["forward", "retrieve_remote", "search_remote"]
 
 CONNECT_TIMEOUT_S = 0.5
 ANSWER_TIMEOUT_S = 120.0
@@ -75,4 +75,12 @@ def retrieve_remote(
     payload = {k: str(v) if isinstance(v, Path) else v for k, v in cursor.items()}
     payload.update(budget=budget, explain=explain or None)
     answer = forward(repo, "/retrieve", {k: v for k, v in payload.items() if v is not None})
+    return None if answer is None else Result.from_dict(answer)
+
+
+def search_remote(repo: Path, query: str, **options: Any) -> Result | None:
+    """``Retriever.search(query, **options)`` (budget, k, kind) answered by the server
+    running for ``repo``, or None when none is (the caller searches in-process)."""
+    payload = {"query": query, **{k: v for k, v in options.items() if v is not None}}
+    answer = forward(repo, "/search", payload)
     return None if answer is None else Result.from_dict(answer)

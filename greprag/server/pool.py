@@ -25,6 +25,7 @@ __all__ = ["Pool", "Workspace"]
 
 WATCHED_FILE_LIST_TTL_S = 60.0  # file lists live longer when the watcher says what changed
 SETTLE_S = 0.5  # no change for this long (and no refresh running): settled
+ANSWERS = 512  # answers kept per root
 
 
 def _under(real: str, root: Path) -> bool:
@@ -40,21 +41,24 @@ class Workspace:
         from greprag.pipeline import Retriever
 
         self.root = root
-        given = {k: v for k, v in settings.items() if v is not None}
-        if watch:
-            given.setdefault("file_list_ttl", WATCHED_FILE_LIST_TTL_S)
-        self.retriever = Retriever(root, **given)
-        self.answers = AnswerCache(root)
+        self.settings = {k: v for k, v in settings.items() if v is not None}
+        watched = {"file_list_ttl": WATCHED_FILE_LIST_TTL_S} if watch else {}
+        self.retriever = Retriever(root, **{**watched, **self.settings})
+        # without a watcher nothing would clear answers when other files change: keep none
+        self.answers = AnswerCache(root, size=ANSWERS if watch else 0)
         self.watcher = Watcher(root, self.changed, debounce_ms=debounce_ms) if watch else None
-        self.refresher = Worker(self.retriever.refresh, name="greprag-dense")
+        self.refresher = Worker(lambda: self.retriever.refresh(), name="greprag-dense")
         self.changed_files = 0
         self._lock = threading.Lock()
 
     def start(self) -> None:
         """Start watching, and load the dense model and index in the background."""
         if self.watcher is not None and not self.watcher.start():
-            # no events: fall back to the library's own freshness (short file-list TTL)
-            self.retriever.invalidate(None)
+            # no events (e.g. out of inotify watches): the library's own freshness, no answers
+            from greprag.pipeline import Retriever
+
+            self.retriever = Retriever(self.root, **self.settings)
+            self.answers = AnswerCache(self.root, size=0)
         self.refresher.request()
 
     def changed(self, paths: list[str]) -> None:

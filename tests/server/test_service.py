@@ -100,14 +100,23 @@ def test_requests_name_a_served_root_and_never_leave_it(tmp_path: Path):
 
 def test_answers_are_kept_while_their_files_are_unchanged(repo, service):
     at = cursor(repo, "pipeline/processor.py", "self.loader.load_batch", "self.loader.")
-    first = service.run("retrieve", at.kwargs())
-    again = service.run("retrieve", at.kwargs())
-    assert (first.cached, again.cached) == (False, True)
-    assert again.payload == first.payload
-    quoted = first.payload["blocks"][0]["path"]
-    target = repo / quoted
-    target.write_text(target.read_text() + "\n")  # any stat change: recomputed
-    assert service.run("retrieve", at.kwargs()).cached is False
+    unwatched = service.run("retrieve", at.kwargs())
+    assert service.run("retrieve", at.kwargs()).cached is False, "no watcher: no answers kept"
+    pool = Pool([repo], watch=True)
+    pool.start()
+    watched = Service(pool)
+    try:
+        first = watched.run("retrieve", at.kwargs())
+        again = watched.run("retrieve", at.kwargs())
+        assert (first.cached, again.cached) == (False, True)
+        assert again.payload == first.payload
+        assert first.payload["blocks"] == unwatched.payload["blocks"]
+        quoted = first.payload["blocks"][0]["path"]
+        target = repo / quoted
+        target.write_text(target.read_text() + "\n")  # any stat change: recomputed at once
+        assert watched.run("retrieve", at.kwargs()).cached is False
+    finally:
+        pool.close()
     cache = AnswerCache(repo)
     begun = cache.begin()
     cache.clear()  # a batch of changes arrived while the answer was computed
