@@ -148,12 +148,13 @@ class DenseJoin:
 
     def refresh(self, round_s: float = 2.0) -> int:
         """Bring the index up to date with the files (model loaded, index kept in memory),
-        in rounds of at most ``round_s`` seconds so searches interleave; the number of
-        files updated or removed. Nothing happens when the route is not ``usable``."""
+        in rounds of about ``round_s`` seconds (longer while none fits) so searches
+        interleave; the number of files updated or removed. Nothing happens when the
+        route is not ``usable``."""
         if not self.usable():
             return 0
         done = 0
-        bound: float | None = round_s
+        bound = round_s
         while True:
             with self._lock:
                 route = self.route()
@@ -163,7 +164,7 @@ class DenseJoin:
             if not report.stale:
                 return done
             if not (report.changed or report.deleted):
-                bound = None  # a file too large for one round: take it whole
+                bound *= 2  # nothing fitted (a large file, or a slow machine): longer rounds
 
     def join(self, request: RouteRequest, grep: RouteHits, ranked: list[Candidate]) -> Joined:
         """``ranked`` (grep's final ranking) with dense hits fused in, when dense runs."""

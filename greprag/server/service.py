@@ -347,8 +347,11 @@ def _root_status(ws: Workspace) -> dict[str, Any]:
     from greprag.routes.dense import dense_available
 
     retriever = ws.retriever
-    freshness = retriever.dense.freshness()
-    if freshness is not None:
+    refreshing = ws.refresher.busy  # then the index is locked: do not wait for it
+    freshness = None if refreshing else retriever.dense.freshness()
+    if refreshing:
+        dense = "refreshing the index in the background"
+    elif freshness is not None:
         dense = (
             f"ready: {freshness['files']} files indexed; {freshness['changed']} changed and "
             f"{freshness['deleted']} deleted since (refreshed in the background)"
