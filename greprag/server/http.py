@@ -131,8 +131,10 @@ def _endpoint(service: Service, op: str, max_body: int, time_limit_s: float):
             return _error(501, exc.reason)
         except GrepRAGError as exc:
             return _error(400, exc.reason)
-        except TimeoutError:
+        except TimeoutError:  # before OSError, of which it is a kind
             return _error(504, f"{op} took longer than {time_limit_s:g} s")
+        except OSError as exc:
+            return _error(400, f"{exc.filename or 'I/O'}: {exc.strerror or exc}")
         cache = {"X-GrepRAG-Cache": "hit" if answer.cached else "miss"}
         return JSONResponse(answer.payload, headers=cache)
 

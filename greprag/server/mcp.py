@@ -40,6 +40,8 @@ def _call(service: Service, op: str, args: dict[str, Any]) -> dict[str, Any]:
         return service.run(op, args).payload
     except GrepRAGError as exc:
         raise ToolError(exc.reason) from None
+    except OSError as exc:
+        raise ToolError(f"{exc.filename or 'I/O'}: {exc.strerror or exc}") from None
 
 
 def render_result(payload: dict[str, Any]) -> CallToolResult:

@@ -4,6 +4,7 @@ safety checks, following edits, and the CLI forwarding to it."""
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import subprocess
 import sys
@@ -239,3 +240,35 @@ def test_a_token_is_required_when_set_and_to_bind_elsewhere(repo, tmp_path):
     )
     assert proc.returncode == 2
     assert "needs a bearer token" in proc.stderr
+
+
+def test_an_operation_over_the_time_limit_gets_504(repo):
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from greprag.server.http import build_app
+    from greprag.server.pool import Pool
+    from greprag.server.service import Service
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = build_app(Service(Pool([repo], watch=False)), port=port, time_limit_s=0.001, mcp=False)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.05)
+        at = {**_loader_cursor(repo), "budget": 1234}
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        client.request("POST", "/retrieve", body=json.dumps(at), headers={"Host": "127.0.0.1"})
+        reply = client.getresponse()
+        assert reply.status == 504
+        assert json.loads(reply.read())["error"] == "retrieve took longer than 0.001 s"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
