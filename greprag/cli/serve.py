@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from greprag.cli.common import fail, run
+from greprag.cli.common import EXIT_IO, fail, run
 
 __all__ = ["mcp_command", "serve_command"]
 
@@ -40,7 +40,7 @@ def _service(repos: list[Path] | None, max_tokens: int, watch: bool):  # -> Serv
     missing = [name for name in _EXTRA if importlib.util.find_spec(name) is None]
     if missing:
         names = ", ".join(missing)
-        fail(f"the serve extra is not installed ({names}): pip install 'greprag[serve]'")
+        fail(f"the serve extra is not installed ({names}): pip install 'greprag[serve]'", 3)
     if max_tokens < 1:
         fail(f"--max-tokens must be positive, not {max_tokens}")
     from greprag.server.pool import Pool
@@ -94,7 +94,7 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", EXIT_IO)
     sock.set_inheritable(True)
     return sock
 

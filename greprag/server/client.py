@@ -23,6 +23,14 @@ CONNECT_TIMEOUT_S = 0.5
 ANSWER_TIMEOUT_S = 120.0
 
 
+def _error_class(kind: object) -> type[GrepRAGError]:
+    """The ``greprag.errors`` class the server named (the CLI's exit code follows it)."""
+    from greprag import errors
+
+    found = getattr(errors, kind, None) if isinstance(kind, str) else None
+    return found if isinstance(found, type) and issubclass(found, GrepRAGError) else GrepRAGError
+
+
 def _post(record: ServerRecord, route: str, payload: dict[str, Any]) -> dict[str, Any] | None:
     """The server's JSON answer; None when it cannot be reached (the caller falls back)."""
     connection = http.client.HTTPConnection(record.host, record.port, timeout=CONNECT_TIMEOUT_S)
@@ -48,7 +56,7 @@ def _post(record: ServerRecord, route: str, payload: dict[str, Any]) -> dict[str
     except ValueError:
         answer = None
     if 400 <= response.status < 500 and isinstance(answer, dict) and "error" in answer:
-        raise GrepRAGError(str(answer["error"]))
+        raise _error_class(answer.get("kind"))(str(answer["error"]))
     if response.status != 200 or not isinstance(answer, dict):
         return None
     return answer

@@ -7,7 +7,7 @@ cache. Safe by default: a loopback server accepts only loopback ``Host`` and ``O
 headers (DNS rebinding); a bearer token is required on every route but ``/health`` when
 one is set (and one must be set to bind any other address); bodies over ``max_body``
 bytes get 413, operations over ``time_limit_s`` 504; bad input a 4xx whose JSON
-``error`` is one line.
+``error`` is one line (and ``kind`` the ``greprag.errors`` class).
 """
 
 from __future__ import annotations
@@ -48,8 +48,11 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+def _error(
+    status: int, message: str, headers: dict[str, str] | None = None, kind: str = ""
+) -> JSONResponse:
+    body = {"error": message, **({"kind": kind} if kind else {})}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 class Guard:
@@ -128,9 +131,9 @@ def _endpoint(service: Service, op: str, max_body: int, time_limit_s: float):
         except _Refused as exc:
             return _error(exc.status, exc.message)
         except NotAvailable as exc:
-            return _error(501, exc.reason)
-        except GrepRAGError as exc:
-            return _error(400, exc.reason)
+            return _error(501, exc.reason, kind="NotAvailable")
+        except GrepRAGError as exc:  # kind: the error class, so a CLI exits as it would here
+            return _error(400, exc.reason, kind=type(exc).__name__)
         except TimeoutError:  # before OSError, of which it is a kind
             return _error(504, f"{op} took longer than {time_limit_s:g} s")
         except OSError as exc:

@@ -100,6 +100,7 @@ def test_bad_requests_get_a_4xx_with_one_line(server):
         assert reply.status == status, reply.body
         if text:
             assert text in reply.body["error"] and "\n" not in reply.body["error"]
+    assert cases[0][0].body["kind"] == "RetrievalError"
 
 
 def test_search_is_there_when_the_library_has_it(server, repo, monkeypatch):
