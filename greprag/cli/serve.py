@@ -114,8 +114,9 @@ def serve_command(
 ) -> None:
     """Serve the HTTP JSON API and MCP (streamable HTTP at /mcp), kept warm.
 
-    Routes: /retrieve /search /ask /read /status /health /openapi.json. While it runs,
-    greprag retrieve on a served repo forwards to it.
+    Routes: /retrieve /search /ask /read /status /health /openapi.json.
+
+    While it runs, greprag retrieve on a served repo forwards to it.
     """
     secret = _token(token)
     service = _service(repo, max_tokens, watch)
