@@ -213,6 +213,24 @@ def test_rows_pointing_outside_are_never_read(indexed, embedder):
     assert hits.candidates == []
 
 
+# The real CLI, except that the build checkpoints after every batch of 64 texts and
+# then waits to be killed: on any machine speed, SIGKILL lands between the first
+# checkpoint and the end of the build.
+_HANG_AFTER_FIRST_CHECKPOINT = """
+import sys, time
+from greprag.dense import index
+index.CHECKPOINT_S, index.FLUSH_TEXTS = 0.0, 64
+save = index.DenseIndex._save
+def save_then_wait(self):
+    save(self)
+    time.sleep(600)
+index.DenseIndex._save = save_then_wait
+from greprag.cli import main
+sys.argv[0] = "greprag"
+main()
+"""
+
+
 @case(
     AREA,
     "a cold build killed with SIGKILL midway (480 chunks)",
@@ -231,16 +249,17 @@ def test_a_killed_cold_build_keeps_its_work(tmp_path, embedder):
     repo = make_repo(tmp_path / "repo", {f"pkg/m{n:03d}.py": module(n) for n in range(30)})
     cache = tmp_path / "cache"
     worker = subprocess.Popen(
-        [sys.executable, "-m", "greprag", "index", *_args(repo, cache)],
+        [sys.executable, "-c", _HANG_AFTER_FIRST_CHECKPOINT, "index", *_args(repo, cache)],
         env=cli_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 240
-    while not list(cache.glob("dense/*/*.npz")):
-        assert worker.poll() is None, "the build finished before a checkpoint was seen"
+    while not list(cache.glob("dense/*/*.npz")):  # a fast machine still stops here
+        assert worker.poll() is None, "the build ended before its first checkpoint"
         assert time.monotonic() < deadline
         time.sleep(0.05)
+    time.sleep(0.2)  # the checkpoint is renamed into place before the hang begins
     worker.send_signal(signal.SIGKILL)
     worker.wait()
     index = DenseIndex(repo, embedder=embedder, cache_dir=cache / "dense")
