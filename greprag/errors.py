@@ -14,8 +14,10 @@
      │                      no index, damaged index
      ├── SearchError        rg could not search at all (timeout, crash)           4
      │                      (also RuntimeError); per-file problems are skips
-     └── StorageError       a file GrepRAG writes cannot be written: read-only    4
-                            cache, full disk
+     ├── StorageError       a file GrepRAG writes cannot be written: read-only    4
+     │                      cache, full disk
+     └── DocsError          docs mode cannot read a format: its parser (the       3
+                            docs extra) is missing
 
 ``exit_code`` is the CLI's exit status for each (documented in ``greprag --help``: 0 ok,
 1 ``status`` found no usable index, 2 bad input, 3 a requested feature is unavailable,
@@ -28,6 +30,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "DenseError",
+    "DocsError",
     "GrepRAGError",
     "LLMError",
     "QueryRejected",
@@ -97,3 +100,9 @@ class StorageError(GrepRAGError):
     cache folder, a full disk. What was there before stays intact."""
 
     exit_code = 4
+
+
+class DocsError(GrepRAGError):
+    """Docs mode cannot read a format: its parser (the ``docs`` extra) is not installed."""
+
+    exit_code = 3

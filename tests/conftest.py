@@ -50,6 +50,13 @@ def java_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def docs_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small library with its manual: Markdown, reStructuredText, plain text, Sphinx,
+    MkDocs and Javadoc HTML pages, and documented Python code."""
+    return _git_copy(FIXTURES / "docs_manual", tmp_path_factory.mktemp("docs") / "docs_manual")
+
+
+@pytest.fixture(scope="session")
 def junk_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Python fixture plus files a retriever must skip: binary, too large, minified.
 
