@@ -7,8 +7,21 @@ from typing import Any, Literal, get_args
 
 QueryKind = Literal["class", "method", "variable", "other"]
 QUERY_KINDS: tuple[str, ...] = get_args(QueryKind)
-# why a query was planned (routers produce every one of these; see ``Query``)
-QueryPurpose = Literal["definition", "usage", "wildcard", "import", "llm", "second hop"]
+# why a query was planned (routers produce every one of these; see ``Query``); the last
+# five are a question's terms (docs mode: ``docs_mode.keywords``)
+QueryPurpose = Literal[
+    "definition",
+    "usage",
+    "wildcard",
+    "import",
+    "llm",
+    "second hop",
+    "identifier",
+    "keyword",
+    "phrase",
+    "part",
+    "synonym",
+]
 QUERY_PURPOSES: tuple[str, ...] = get_args(QueryPurpose)
 
 
@@ -19,7 +32,8 @@ class Query:
     ``fixed`` selects ``rg -F`` (literal) instead of a regex. ``lang`` is a language
     name from ``greprag.languages`` (it becomes ``--type``) or None for all files.
     ``identifier`` is the keyword the query was built from; ``purpose`` says why
-    (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``, ``second hop``).
+    (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``, ``second hop``; for a
+    question: ``identifier``, ``keyword``, ``phrase``, ``part``, ``synonym``).
     ``paths`` narrows a query to the files an import resolves to.
     """
 
@@ -65,7 +79,9 @@ class Candidate:
 
 @dataclass
 class Block:
-    """A piece of context as it goes into the prompt."""
+    """A piece of context as it goes into the prompt. ``anchor`` is set for a section of
+    an HTML page: ``path#anchor`` is what a browser opens (``text`` is then the page's
+    text, not its tags)."""
 
     path: str
     start_line: int
@@ -75,11 +91,13 @@ class Block:
     route: str = "grep"
     outline: bool = False
     tokens: int = 0
+    anchor: str | None = None
 
     def header(self, comment: str = "#") -> str:
         """The line that labels the block in the prompt, as a comment of its language."""
         suffix = " (outline)" if self.outline else ""
-        return f"{comment} {self.path}:{self.start_line}-{self.end_line}{suffix}"
+        where = f" {self.path}#{self.anchor}" if self.anchor else ""
+        return f"{comment} {self.path}:{self.start_line}-{self.end_line}{where}{suffix}"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,8 +20,10 @@ from greprag.languages import LANGUAGES
 from greprag.rg import find_rg
 from greprag.rg import list_files as rg_list_files
 
+# code of every known language, and the docs profile's documentation (configs/docs.toml)
+DOC_EXTENSIONS = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt", ".html", ".htm")
 INDEXED_EXTENSIONS = frozenset(
-    [ext for lang in LANGUAGES.values() for ext in lang.extensions] + [".md", ".markdown"]
+    [ext for lang in LANGUAGES.values() for ext in lang.extensions] + list(DOC_EXTENSIONS)
 )
 MAX_FILE_BYTES = 512_000
 RACY_NS = 2_000_000_000

@@ -1,0 +1,120 @@
+"""Question understanding: exact identifiers, phrases, keywords, stems and weighted synonyms."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from docs_mode.keywords import question_terms
+from docs_mode.profile import DocsProfile, load_profile
+from docs_mode.router import OfflineQuestionRouter
+from docs_mode.stem import stem, word_pattern
+from docs_mode.synonyms import SynonymTable, load_synonyms
+from greprag.router.validate import validate_query
+
+PROFILE = load_profile()
+TABLE = load_synonyms(PROFILE.synonyms)
+
+
+def terms(question: str, profile: DocsProfile = PROFILE, table: SynonymTable | None = TABLE):
+    found, _ = question_terms(question, profile, table)
+    return {(t.kind, t.text): t for t in found}
+
+
+def test_identifiers_and_dotted_names_are_exact_and_case_sensitive():
+    got = terms("why does QuerySet.filter() ignore get_user_by_id and the --no-input flag")
+    dotted = got[("identifier", "QuerySet.filter")]
+    assert re.search(dotted.pattern, "qs = QuerySet.filter(x)")
+    assert not re.search(dotted.pattern, "queryset.filter") and not re.search(
+        dotted.pattern, "QuerySetXfilter"
+    )
+    assert got[("identifier", "filter")].weight < dotted.weight  # its last part, a bit weaker
+    assert ("identifier", "get_user_by_id") in got
+    assert re.search(got[("identifier", "--no-input")].pattern, "run it with --no-input now")
+    assert not any(kind == "keyword" and text in ("why", "does", "the") for kind, text in got)
+
+
+def test_compound_identifiers_split_into_weaker_parts():
+    got = terms("what does getUserById return")
+    assert ("identifier", "getUserById") in got
+    parts = {text: t.weight for (kind, text), t in got.items() if kind == "part"}
+    assert set(parts) == {"get", "user", "id"}  # "by" is a stop word
+    assert parts["get"] < parts["user"] == PROFILE.part_weight < PROFILE.identifier_weight
+    off = terms("what does getUserById return", replace(PROFILE, split_identifiers=False))
+    assert not any(kind == "part" for kind, _ in off)
+
+
+def test_quoted_phrases_and_code_spans_are_searched_as_written():
+    got = terms('how to set "connection pool size" with `Session(timeout=5)`')
+    phrase = got[("phrase", "connection pool size")]
+    assert re.search(phrase.pattern, "The Connection  pool size is ten")
+    assert re.search(phrase.pattern, "connection_pool_size = 10")
+    assert ("phrase", "Session(timeout=5)") in got
+
+
+def test_stop_words_go_common_words_weigh_less_and_stems_find_other_forms():
+    got = terms("how do I use retrying for a flaky endpoint")
+    assert ("keyword", "i") not in got and ("keyword", "for") not in got
+    assert (
+        got[("keyword", "use")].weight == PROFILE.generic_weight < got[("keyword", "flaky")].weight
+    )
+    pattern = re.compile(got[("keyword", "retrying")].pattern)
+    assert all(pattern.search(w) for w in ("retry", "retries", "retried", "Retrying"))
+    assert stem("configuration") == stem("configured") == stem("configure")
+    assert not re.search(word_pattern("setting"), "set") and stem("string") == "string"
+    assert not re.search(word_pattern("retry", stemming=False), "retries")
+
+
+def test_synonyms_work_both_ways_and_for_multi_word_terms():
+    one_way = terms("login fails")
+    assert ("synonym", "authentication") in one_way and ("synonym", "sign in") in one_way
+    other_way = terms("authentication fails")
+    assert ("synonym", "login") in other_way and ("synonym", "log in") in other_way
+    phrase = terms("cannot log in after the upgrade")
+    assert ("synonym", "login") in phrase and ("synonym", "auth") in phrase
+    assert re.search(one_way[("synonym", "sign in")].pattern, "Sign  in with your account")
+    assert ("synonym", "database") in terms("db is locked")
+    assert ("synonym", "db") in terms("the database is locked")
+
+
+def test_synonyms_weigh_less_than_the_words_they_expand():
+    for question in ("login fails", "configure the db", "remove a directory", "init the repo"):
+        got = terms(question)
+        synonyms = [t for (kind, _), t in got.items() if kind == "synonym"]
+        own = [t for (kind, _), t in got.items() if kind == "keyword"]
+        assert synonyms and own
+        for syn in synonyms:
+            source = [t for t in own if stem(t.text) in {stem(w) for w in syn.source.split()}]
+            assert source and all(syn.weight < t.weight for t in source), (question, syn)
+            assert syn.weight == PROFILE.synonym_weight * max(t.weight for t in source)
+
+
+def test_the_users_own_word_keeps_its_weight_when_a_synonym_repeats_it():
+    got = terms("config settings")  # settings is also a synonym of config
+    assert got[("keyword", "settings")].weight == PROFILE.keyword_weight
+    assert ("synonym", "settings") not in got
+
+
+def test_the_plan_is_validated_and_says_what_each_query_is_for():
+    plan = OfflineQuestionRouter(PROFILE, TABLE).plan("retry `fetch_all` after a timeout")
+    purposes = {q.identifier: q.purpose for q in plan.queries}
+    assert purposes["fetch_all"] == "identifier" and purposes["retry"] == "keyword"
+    assert "synonym" in purposes.values()
+    for q in plan.queries:
+        assert validate_query({"pattern": q.pattern}, default_lang=None).pattern == q.pattern
+        assert q.lang is None and not q.fixed and q.context_lines == 0
+    assert plan.synonyms["timeout"] and plan.router == "offline"
+    weights = [q.weight for q in plan.queries]
+    assert weights == sorted(weights, reverse=True) and len(plan.queries) <= PROFILE.max_terms
+
+
+def test_hostile_looking_words_stay_data():
+    plan = OfflineQuestionRouter(PROFILE, TABLE).plan("--pre=sh ; rm -rf / $(reboot) `-z`")
+    for q in plan.queries:
+        assert not q.pattern.startswith("-")
+        assert validate_query({"pattern": q.pattern}, default_lang=None)
+
+
+def test_no_table_means_no_synonyms():
+    assert not any(kind == "synonym" for kind, _ in terms("login fails", table=SynonymTable()))
+    assert load_synonyms("") == SynonymTable()
