@@ -4,7 +4,6 @@ widen and pack → Result. Each stage lives in its own package; this module deci
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -24,26 +23,10 @@ from greprag.routes import Route, RouteHits, RouteRequest
 from greprag.routes.choose import DenseJoin
 from greprag.routes.grep import GrepRoute
 from greprag.syntax import BlockWidener
+from greprag.timing import Clock
 from greprag.tokens import preload_encoding
 
 __all__ = ["Retriever"]
-
-
-class _Clock:
-    """Stage timings in milliseconds, one lap per stage."""
-
-    def __init__(self) -> None:
-        self.start = self.last = time.perf_counter()
-        self.timings: dict[str, float] = {}
-
-    def lap(self, stage: str) -> None:
-        now = time.perf_counter()
-        self.timings[stage] = (now - self.last) * 1000
-        self.last = now
-
-    def total(self) -> dict[str, float]:
-        self.timings["total"] = (time.perf_counter() - self.start) * 1000
-        return self.timings
 
 
 class Retriever:
@@ -88,6 +71,7 @@ class Retriever:
         preload_encoding(s.encoding)  # overlaps the tokenizer load with rg
         # the dense route joins where grep is weak
         self.dense = DenseJoin(self.repo, s, load_model=load_dense)
+        self._docs = None  # docs_mode.search.DocsSearch, made on the first search
 
     # -- inputs ----------------------------------------------------------------------
     def local_context(
@@ -156,7 +140,7 @@ class Retriever:
         >>> [(b.path, b.start_line, b.end_line) for b in result.blocks]
         """
         s = self.settings if budget is None else replace(self.settings, budget=budget).validate()
-        clock = _Clock()
+        clock = Clock()
         ctx = self.local_context(file, line, column, left_context=left_context, language=language)
         imported = self._imports(ctx)
         clock.lap("context")
@@ -231,6 +215,29 @@ class Retriever:
         """Bring the dense index up to date now (a warm process calls this in the
         background after ``invalidate``); files updated, 0 without a usable index."""
         return self.dense.refresh()
+
+    # -- questions over docs and code ------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        budget: int | None = None,
+        k: int | None = None,
+        kind: str = "all",
+    ) -> Result:
+        """The documentation sections and code definitions that answer a plain-language
+        question, at most ``k`` blocks within ``budget`` tokens; ``kind`` is ``all``,
+        ``code`` or ``docs`` (docstrings count as docs). Blocks of HTML pages carry an
+        ``anchor`` (``path#anchor``).
+
+        >>> result = Retriever("path/to/repo").search("how do I retry after a timeout")
+        >>> [(b.path, b.start_line, b.end_line, b.anchor) for b in result.blocks]
+        """
+        if self._docs is None:
+            from docs_mode.search import DocsSearch  # docs mode loads on the first question
+
+            self._docs = DocsSearch(self.repo, self.settings, dense=self.dense)
+        return self._docs.search(query, budget=budget, k=k, kind=kind)
 
     def _search(self, request: RouteRequest) -> RouteHits:
         """Every always-on route, their hits in one list."""

@@ -17,6 +17,7 @@ HEAVY = (
     "tiktoken",
     "numpy",
     "docs_mode",
+    "lxml",
     "mcp",
     "starlette",
     "uvicorn",
@@ -50,6 +51,7 @@ def test_import_greprag_loads_no_heavy_dependency():
         ["queries", "--help"],
         ["mcp", "--help"],
         ["serve", "--help"],
+        ["search", "--help"],
     ],
 )
 def test_cli_help_loads_no_heavy_dependency(argv):

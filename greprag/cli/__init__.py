@@ -1,8 +1,8 @@
 """The ``greprag`` command line (typer). Heavy modules load only when a command runs.
 
 One module per command group: ``retrieve`` (retrieve, queries), ``index`` (index, status),
-``serve`` (mcp, serve); ``common`` holds the shared options, the exit codes and the
-one-line error.
+``serve`` (mcp, serve), ``docs`` (search); ``common`` holds the shared options, the exit
+codes and the one-line error.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from greprag.cli import index, retrieve, serve
+from greprag.cli import docs, index, retrieve, serve
 from greprag.cli.common import EXIT_CODES, EXIT_INTERRUPTED
 
 __all__ = ["app", "main"]
@@ -24,10 +24,12 @@ app = typer.Typer(
         "Grep-first retrieval of repository context for code completion.\n\n"
         "Give a cursor (--file, --line, --column; --repo defaults to the repository "
         "around the file) and get back the cross-file definitions and usages a completion "
-        "model needs, packed into a token budget. No index to build; offline by default."
+        "model needs, packed into a token budget. No index to build; offline by default. Or ask "
+        "a question in plain words over the docs and code (greprag search)."
         "\n\nExamples:\n\n"
         "  greprag retrieve --file app/service.py --line 42 --column 16\n\n"
         "  greprag queries --file app/service.py --line 42\n\n"
+        '  greprag search "how do I retry after a timeout"\n\n'
         "  greprag index && greprag retrieve -f app/service.py -l 42 --routes dense\n\n"
         "  greprag --install-completion          # shell completion for bash, zsh, fish"
     ),
@@ -40,6 +42,7 @@ app.command(help=retrieve.RETRIEVE_HELP, epilog=EXIT_CODES)(retrieve.retrieve)
 app.command(help=retrieve.QUERIES_HELP, epilog=EXIT_CODES)(retrieve.queries)
 app.command("index", help=index.INDEX_HELP, epilog=EXIT_CODES)(index.index_command)
 app.command("status", help=index.STATUS_HELP, epilog=EXIT_CODES)(index.status_command)
+app.command(help=docs.SEARCH_HELP, epilog=EXIT_CODES)(docs.search)
 app.command("mcp", epilog=EXIT_CODES)(serve.mcp_command)
 app.command("serve", epilog=EXIT_CODES)(serve.serve_command)
 

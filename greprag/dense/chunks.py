@@ -1,4 +1,9 @@
-"""Chunks for the dense index: code at syntactic units, Markdown at sections.
+"""Chunks for the dense index: code at syntactic units, documentation at its sections.
+
+Documentation files (Markdown, reStructuredText, plain text, HTML: the docs profile's
+file types) are chunked by ``docs_mode`` into the same sections docs mode searches and
+packs, so a dense hit and a grep hit on one section have one identity. A section embeds
+its heading path, then its text.
 
 A chunk covers a whole unit (its line range is what the route returns) but embeds only
 its head: a method's class header line, then the signature, the doc comment above it
@@ -21,10 +26,9 @@ from greprag.files import split_lines
 from greprag.languages import language_for_path
 from greprag.syntax import Span, file_spans
 
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3
 MAX_EMBED_CHARS = 700
 SMALL_CLASS_LINES = 40
-MAX_SECTION_LINES = 80
 MODULE_GROUP_LINES = 40
 
 _TRIVIAL_PREFIXES = (
@@ -44,7 +48,6 @@ _TRIVIAL_PREFIXES = (
     "@",
     "pass",
 )
-_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LEADING_PREFIXES = ("/*", "*", "//", "#", "@")  # doc comments and annotations
 _COMMENT_MARKS_RE = re.compile(r"^(?:/\*\*?|\*/|\*|//+|#+)\s?|\s*\*/$")
 
@@ -77,27 +80,51 @@ def chunk_file(path: str, text: str) -> list[Chunk]:
     """Split one file into chunks; an empty list for binary or empty files."""
     if "\0" in text[:8192] or not text.strip():
         return []
+    from docs_mode.profile import load_profile  # docs mode loads only for the index
+
+    if PurePosixPath(path).suffix.lower() in load_profile().extensions():
+        return _section_chunks(path, text)
     lines = split_lines(text)
-    suffix = PurePosixPath(path).suffix.lower()
-    if suffix in (".md", ".markdown"):
-        units = _markdown_units(lines)
-    else:
-        units = _code_units(path, text, lines)
     chunks = []
-    code = suffix not in (".md", ".markdown")
-    for unit in units:
-        body = _embed_text(unit, lines, code)
+    for unit in _code_units(path, text, lines):
+        body = _embed_text(unit, lines)
         if body:
             chunks.append(Chunk(path, unit.start, unit.end, unit.symbol, body))
     return chunks
 
 
-def _embed_text(unit: _Unit, lines: list[str], code: bool = True) -> str:
+def code_units(path: str, text: str) -> list[tuple[int, int, str]]:
+    """The (start, end, symbol) of each unit a code file is chunked into: whole
+    definitions, big classes split into members, code between definitions in windows."""
+    return [(u.start, u.end, u.symbol) for u in _code_units(path, text, split_lines(text))]
+
+
+def _section_chunks(path: str, text: str) -> list[Chunk]:
+    """One chunk per docs-mode section; none when the format's parser is missing."""
+    from docs_mode.units import file_sections
+    from greprag.errors import DocsError
+
+    try:
+        sections = file_sections(path, text)
+    except DocsError:
+        return []
+    chunks = []
+    for section in sections:
+        head = " > ".join(section.breadcrumb)
+        body = " ".join(section.text.split())
+        embedded = f"{head}\n{body}" if head else body
+        if body:
+            chunks.append(
+                Chunk(path, section.start_line, section.end_line, head, embedded[:MAX_EMBED_CHARS])
+            )
+    return chunks
+
+
+def _embed_text(unit: _Unit, lines: list[str]) -> str:
     body = [line.strip() for line in lines[unit.start - 1 : unit.end] if line.strip()]
-    if code:
-        lead = _leading_count(body)
-        doc = [t for t in (_COMMENT_MARKS_RE.sub("", line).strip() for line in body[:lead]) if t]
-        body = [*body[lead : lead + 1], *doc, *body[lead + 1 :]]
+    lead = _leading_count(body)
+    doc = [t for t in (_COMMENT_MARKS_RE.sub("", line).strip() for line in body[:lead]) if t]
+    body = [*body[lead : lead + 1], *doc, *body[lead + 1 :]]
     parts = [unit.context.strip()] if unit.context else []
     size = len(parts[0]) if parts else 0
     for line in body:
@@ -173,29 +200,3 @@ def _gap_units(lines: list[str], lo: int, hi: int, prefix: str, context: str) ->
         if any(a <= n <= b for n in body):
             units.append(_Unit(a, b, symbol, context))
     return units
-
-
-def _markdown_units(lines: list[str]) -> list[_Unit]:
-    """One unit per heading section (fenced code ignored), long sections in windows."""
-    units: list[_Unit] = []
-    trail: list[str] = []
-    start, symbol, fenced = 1, "", False
-    for number, line in enumerate(lines, 1):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        match = None if fenced else _HEADING_RE.match(line)
-        if match and number > start:
-            units.extend(_windows(start, number - 1, symbol))
-        if match:
-            depth = len(match.group(1))
-            trail = [*trail[: depth - 1], match.group(2)]
-            start, symbol = number, " > ".join(t for t in trail if t)
-    units.extend(_windows(start, len(lines), symbol))
-    return units
-
-
-def _windows(start: int, end: int, symbol: str) -> list[_Unit]:
-    return [
-        _Unit(a, min(a + MAX_SECTION_LINES - 1, end), symbol)
-        for a in range(start, end + 1, MAX_SECTION_LINES)
-    ]

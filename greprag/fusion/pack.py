@@ -162,9 +162,15 @@ def pack(
             continue
         reason = f"over budget ({whole.tokens} tokens whole, {left} left)"
         dropped.append(Drop(item.path, item.start_line, end, reason, whole.score))
+    return finish(chosen, dropped, budget, encoding)
+
+
+def finish(chosen: list[Block], dropped: list[Drop], budget: int, encoding: str) -> Packed:
+    """The context of ``chosen``, counted as a whole; the last blocks go (with a reason)
+    until it fits, since joined blocks can tokenize differently."""
     context = render_context(chosen)
     tokens = count_tokens(context, encoding)
-    while chosen and tokens > budget:  # joins can tokenize differently: trim to the token
+    while chosen and tokens > budget:
         last = chosen.pop()
         dropped.append(
             Drop(last.path, last.start_line, last.end_line, "over budget after join", last.score)

@@ -26,14 +26,22 @@ def test_small_class_is_one_chunk_and_imports_only_code_is_skipped():
     assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("P", 5, 7)]
 
 
-def test_markdown_sections_and_fenced_hashes():
-    text = "# Guide\nintro\n## Install\npip it\n```\n# not a heading\n```\n## Use\nrun it\n"
+def test_markdown_chunks_are_docs_mode_sections_and_fenced_hashes_are_not_headings():
+    para = "Words about the topic at hand, " * 20  # sections this long are not merged
+    text = f"# Guide\n{para}\n## Install\n{para}\n```\n# not a heading\n```\n## Use\n{para}\n"
     chunks = chunk_file("docs/guide.md", text)
     assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [
         ("Guide", 1, 2),
         ("Guide > Install", 3, 7),
         ("Guide > Use", 8, 9),
     ]
+    assert chunks[1].text.startswith("Guide > Install\n## Install")  # the heading path first
+
+
+def test_tiny_markdown_sections_merge_into_one_chunk():
+    text = "# Guide\nintro\n## Install\npip it\n## Use\nrun it\n"
+    chunks = chunk_file("docs/guide.md", text)
+    assert [(c.symbol, c.start_line, c.end_line) for c in chunks] == [("Guide", 1, 6)]
 
 
 def test_key_ignores_path_so_moved_code_keeps_its_vector():

@@ -1,0 +1,55 @@
+"""``greprag search``: plain-language questions over a repository's docs and code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from greprag.cli.common import JsonOpt, RepoOpt, fail, open_retriever, run
+
+SEARCH_HELP = (
+    "Search a repository's documentation and code with a plain-language question.\n\n"
+    "Prints the best sections and definitions, each under a comment naming its file and "
+    "lines (and path#anchor for HTML pages), within the token budget; a one-line summary "
+    "goes to stderr. Markdown, reStructuredText, plain text, HTML manuals and docstrings "
+    "are read as sections; the dense route joins when the repo has an index (greprag "
+    "index). What docs mode changes is documented in configs/docs.toml.\n\n"
+    "Examples:\n\n"
+    '  greprag search "how do I retry a request after a timeout" --repo .\n\n'
+    '  greprag search "QuerySet.select_related" -r . --kind docs --k 3 --json'
+)
+KINDS = ("all", "code", "docs")
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="The question, in plain words.")],
+    repo: RepoOpt = Path("."),
+    json_out: JsonOpt = False,
+    budget: Annotated[int | None, typer.Option("--budget", "-b", help="Token budget.")] = None,
+    k: Annotated[
+        int | None, typer.Option("--k", "-k", help="Blocks at most (default: the docs profile's).")
+    ] = None,
+    kind: Annotated[
+        str, typer.Option("--kind", help="all (default), code, or docs (docstrings count).")
+    ] = "all",
+    routes: Annotated[
+        str | None,
+        typer.Option("--routes", help="grep, dense or auto (default: dense joins when indexed)."),
+    ] = None,
+) -> None:
+    """Search a repository's documentation and code with a plain-language question."""
+    if kind not in KINDS:
+        fail(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    retriever = open_retriever(repo, routes=routes)
+    result = run(lambda: retriever.search(query, budget=budget, k=k, kind=kind))
+    from greprag import render
+
+    for note in result.fallbacks:
+        typer.echo(f"greprag: note: {note}", err=True)
+    if json_out:
+        typer.echo(render.render_json(result))
+        return
+    typer.echo(result.context, nl=False)
+    typer.echo(f"greprag: {render.render_summary(result)}", err=True)
