@@ -65,11 +65,22 @@ def _parser() -> argparse.ArgumentParser:
                 "--model",
                 help="litellm model for completion metrics (skipped, saying so, when unreachable)",
             )
+    docs = commands.add_parser("docs", help="docs mode on real manuals (greprag search)")
+    docs.add_argument("--corpus", action="append", default=[], help="only this corpus")
+    docs.add_argument("--limit", type=int, default=60, help="questions per kind and corpus")
+    docs.add_argument("--seed", type=int, default=0)
+    docs.add_argument("--systems", default="grep,dense,fused,bm25-windows")
+    docs.add_argument("--ablations", action="store_true", help="question-understanding parts")
+    docs.add_argument("--out", type=Path, help="output dir (default: a run folder in the cache)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "docs":
+        from bench.docs_eval import main as docs_main
+
+        return docs_main(args)
     langs = args.lang or ["python", "java"]
     corpora = corpora_for(langs, args.repo)
     if not corpora:

@@ -101,14 +101,15 @@ def _run(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProces
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
 
 
-def _download_pypi(corpus: Corpus, into: Path) -> Path:
+def _download_pypi(corpus: Corpus, into: Path, sdist: bool = False) -> Path:
+    """The wheel (or, with ``sdist``, the source archive) of a pinned PyPI release."""
     argv = [
         sys.executable,
         "-m",
         "pip",
         "download",
         "--no-deps",
-        "--only-binary=:all:",
+        "--no-binary=:all:" if sdist else "--only-binary=:all:",
         "--disable-pip-version-check",
         "-q",
         "-d",
@@ -116,10 +117,10 @@ def _download_pypi(corpus: Corpus, into: Path) -> Path:
         f"{corpus.package}=={corpus.version}",
     ]
     proc = _run(argv)
-    wheels = sorted(into.glob("*.whl"))
-    if proc.returncode != 0 or not wheels:
+    found = sorted(into.glob("*.tar.gz" if sdist else "*.whl"))
+    if proc.returncode != 0 or not found:
         raise RuntimeError(f"pip download {corpus.package}: {proc.stderr.strip()[-500:]}")
-    return wheels[0]
+    return found[0]
 
 
 def _unpack_wheel(wheel: Path, dest: Path) -> None:

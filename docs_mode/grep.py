@@ -15,16 +15,18 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections import Counter, defaultdict
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from docs_mode.profile import DocsProfile
+from docs_mode.sections import Section
 from docs_mode.stem import stem
 from docs_mode.units import SearchKind, UnitCache, unit_key
 from greprag.config import Settings
 from greprag.models import Candidate, Query, Skip
-from greprag.rg import RgBinary, SearchSpec, find_rg, list_files, parse_size, search_words
+from greprag.rg import SearchSpec, WordMatch, find_rg, list_files, parse_size, search_words
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
 __all__ = ["SectionGrepRoute"]
@@ -33,6 +35,7 @@ MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 BM25_K1 = 1.2
 BM25_B = 0.75
 OUTSIDE_POOL = 1e-3  # units past the pool keep their first-stage order, far below it
+_TAG = re.compile(r"<[^>]*>?|^[^<]*>")  # a tag, or one cut at the line's edge
 
 
 @dataclass
@@ -46,10 +49,9 @@ class _Term:
 
 @dataclass
 class _UnitHits:
-    path: str
-    start_line: int
-    lines: set[int] = field(default_factory=set)
-    terms: Counter[int] = field(default_factory=Counter)
+    unit: Section
+    lines: list[int] = field(default_factory=list)
+    terms: set[int] = field(default_factory=set)
 
 
 def _needle(query: Query) -> tuple[str, bool]:
@@ -60,6 +62,25 @@ def _needle(query: Query) -> tuple[str, bool]:
     word = first[0] if first else ""
     root = stem(word) if query.purpose != "phrase" and len(first) == 1 else word
     return (root[:-1] if root.endswith("y") else root), False
+
+
+def _decoded(raw: bytes) -> str | None:
+    """A path as rg printed it, repo-relative with ``/``; None when not UTF-8."""
+    try:
+        path = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return path[2:] if path.startswith("./") else path
+
+
+def _found(terms: list[_Term], text: str) -> list[int]:
+    """The terms whose pattern matches ``text`` (a cheap substring test first)."""
+    lowered = text.lower()
+    return [
+        t.index
+        for t in terms
+        if t.needle in (text if t.exact else lowered) and t.regex.search(text)
+    ]
 
 
 def _compile(plan_queries: list[Query]) -> list[_Term]:
@@ -144,8 +165,9 @@ class SectionGrepRoute:
         if not terms or not searched:
             return RouteHits(self.name, [], notes=notes, stats=stats)
         hits_by_path, skipped = self._matches(terms, searched, stats)
-        units = self._units(hits_by_path, kind)
-        candidates = self._rank(units, terms, len(searched), len(hits_by_path), kind)
+        units, in_hit_files = self._units(hits_by_path, kind)
+        total = in_hit_files * len(searched) / max(len(hits_by_path), 1)
+        candidates = self._rank(units, terms, max(total, len(units)))
         for term in terms:
             stats[term.index].kept = sum(1 for u in units.values() if term.index in u.terms)
         timings = {self.name: (time.perf_counter() - started) * 1000}
@@ -153,135 +175,148 @@ class SectionGrepRoute:
 
     def _matches(
         self, terms: list[_Term], files: list[str], stats: list[QueryStats]
-    ) -> tuple[dict[str, list[tuple[int, list[int]]]], list[Skip]]:
-        """One rg pass printing only what matched; each matched line with the terms found
-        in it, per file. Longer patterns go first, so where two match at one place rg
-        reports the longer text, and every term inside that text is credited. The files
-        are rg's own listing (no symlinks); units are read through ``greprag.files``,
-        which refuses any path that resolves outside the repository."""
+    ) -> tuple[dict[str, dict[int, set[int]]], list[Skip]]:
+        """One rg pass; each matched line with the terms found in it, per file.
+
+        Source files (Markdown, reST, code) print only what matched: the terms found in a
+        matched text are worked out once per distinct text. Longer patterns go first, so
+        where two match at one place rg reports the longer text, and every term inside it
+        is credited. HTML pages print whole lines (run beside, on the other core): a term
+        counts only outside the tags. The files are rg's own listing (no symlinks); units
+        are read through ``greprag.files``, which refuses anything outside the repository.
+        """
         listed = len(files) <= MAX_LISTED_FILES
-        patterns = sorted({t.query.pattern for t in terms}, key=lambda p: (-len(p), p))
+        markup = [f for f in files if self.units.is_html(f)] if listed else []
+        skip = set(markup)
+        source = [f for f in files if f not in skip] if markup else files
+        patterns = tuple(sorted({t.query.pattern for t in terms}, key=lambda p: (-len(p), p)))
+        jobs = [(paths, paths is source) for paths in (source, markup) if paths]
+        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+            outputs = list(pool.map(lambda job: self._rg(patterns, job[0], listed, job[1]), jobs))
+        wanted = set(files)
+        found_in: dict[bytes, list[int]] = {}  # matched text → the terms it contains
+        lines: dict[str, dict[int, set[int]]] = {}
+        binaries: set[str] = set()
+        for (matches, binary), (_, only_matching) in zip(outputs, jobs, strict=True):
+            binaries.update(binary)
+            current, at = b"", None  # rg prints each file's matches together
+            for raw_path, number, text in matches:
+                if only_matching:
+                    matched = found_in.get(text)
+                    if matched is None:
+                        matched = found_in[text] = _found(terms, text.decode("utf-8", "replace"))
+                else:
+                    matched = _found(terms, _TAG.sub(" ", text.decode("utf-8", "replace")))
+                if not matched:
+                    continue
+                if raw_path != current:
+                    current, at = raw_path, None
+                    path = _decoded(raw_path)
+                    if path in wanted:
+                        at = lines.setdefault(path, {})
+                if at is None:
+                    continue
+                line = int(number)
+                known = at.get(line)
+                if known is None:
+                    at[line] = set(matched)
+                else:
+                    known.update(matched)
+        for path in binaries:
+            lines.pop(path, None)
+        for hits in lines.values():
+            in_file: Counter[int] = Counter()
+            for matched in hits.values():
+                in_file.update(matched)
+            for i, count in in_file.items():
+                stats[i].hits += count
+                stats[i].files += 1
+        return lines, [Skip(p, "binary") for p in sorted(binaries)]
+
+    def _rg(
+        self, patterns: tuple[str, ...], files: list[str], listed: bool, only: bool
+    ) -> tuple[list[WordMatch], list[str]]:
         spec = SearchSpec(
-            patterns=tuple(patterns),
+            patterns=patterns,
             max_count_per_file=self.profile.max_count_per_file,
             max_filesize=self.max_filesize,
             paths=tuple(files) if listed else (),
         )
-        wanted = set(files)
-        found_in: dict[str, list[int]] = {}  # matched text → the terms it contains
-        lines: dict[str, dict[int, set[int]]] = defaultdict(dict)
-        binaries: set[str] = set()
-        for item in search_words(self.rg, self.repo, spec, timeout=self.timeout):
-            if isinstance(item, RgBinary):
-                binaries.add(item.path)
-                continue
-            path, number, text = item
-            if path not in wanted:
-                continue
-            matched = found_in.get(text)
-            if matched is None:
-                lowered = text.lower()
-                matched = found_in[text] = [
-                    t.index
-                    for t in terms
-                    if t.needle in (text if t.exact else lowered) and t.regex.search(text)
-                ]
-            if matched:
-                at = lines[path]
-                if number in at:
-                    at[number].update(matched)
-                else:
-                    at[number] = set(matched)
-        for path in binaries:
-            lines.pop(path, None)
-        by_path = {
-            path: [(n, sorted(ts)) for n, ts in hits.items()] for path, hits in lines.items()
-        }
-        for hits in by_path.values():
-            for _, matched in hits:
-                for i in matched:
-                    stats[i].hits += 1
-            for i in {i for _, matched in hits for i in matched}:
-                stats[i].files += 1
-        return by_path, [Skip(p, "binary") for p in sorted(binaries)]
+        return search_words(self.rg, self.repo, spec, self.timeout, only_matching=only)
 
     def _units(
-        self, hits_by_path: dict[str, list[tuple[int, list[int]]]], kind: SearchKind
-    ) -> dict[tuple[str, int], _UnitHits]:
-        """Matched lines gathered per unit; lines outside every unit are dropped."""
+        self, hits_by_path: dict[str, dict[int, set[int]]], kind: SearchKind
+    ) -> tuple[dict[tuple[str, int], _UnitHits], int]:
+        """Matched lines gathered per unit (lines outside every unit are dropped), and how
+        many units the files with hits hold."""
         units: dict[tuple[str, int], _UnitHits] = {}
+        in_hit_files = 0
         for path in sorted(hits_by_path):
-            file_units = self.units.units(path, kind)
-            for line, matched in hits_by_path[path]:
-                unit = file_units.at(line)
-                if unit is None:
+            file_units = self.units.units(path, kind).units
+            in_hit_files += len(file_units)
+            hits = hits_by_path[path]
+            at, last = 0, len(file_units)
+            for line in sorted(hits):  # one walk over the file's units, in line order
+                while at < last and file_units[at].end_line < line:
+                    at += 1
+                if at == last:
+                    break
+                unit = file_units[at]
+                if unit.start_line > line:
                     continue
                 key = unit_key(path, unit.start_line)
-                hits = units.get(key)
-                if hits is None:
-                    hits = units[key] = _UnitHits(path, unit.start_line)
-                hits.lines.add(line)
-                hits.terms.update(matched)
-        return units
+                found = units.get(key)
+                if found is None:
+                    found = units[key] = _UnitHits(unit)
+                found.lines.append(line)
+                found.terms |= hits[line]
+        return units, in_hit_files
 
     def _rank(
-        self,
-        units: dict[tuple[str, int], _UnitHits],
-        terms: list[_Term],
-        files_searched: int,
-        files_hit: int,
-        kind: SearchKind,
+        self, units: dict[tuple[str, int], _UnitHits], terms: list[_Term], total: float
     ) -> list[Candidate]:
-        """First by the terms each unit contains, then BM25 over the best ``pool``."""
+        """First by the terms each unit contains (weight × inverse unit frequency over
+        an estimated ``total`` units), then BM25 over the whole text of the best ``pool``."""
         if not units:
             return []
-        units_in_hit_files = sum(
-            len(self.units.units(path, kind).units) for path in {u.path for u in units.values()}
-        )
-        total = max(len(units), units_in_hit_files * files_searched / max(files_hit, 1))
         df = Counter(i for u in units.values() for i in u.terms)
         idf = {
             t.index: math.log(1 + (total - df[t.index] + 0.5) / (df[t.index] + 0.5)) for t in terms
         }
-        weight = {t.index: t.query.weight for t in terms}
-        first = {key: sum(weight[i] * idf[i] for i in u.terms) for key, u in units.items()}
+        weighted = {t.index: t.query.weight * idf[t.index] for t in terms}
+        first = {key: sum(map(weighted.__getitem__, u.terms)) for key, u in units.items()}
         order = sorted(units, key=lambda key: (-first[key], key))
         pool = order[: self.profile.pool]
-        sections = {key: self.units.units(key[0], kind).at(key[1]) for key in pool}
-        texts = {key: s.text if s is not None else "" for key, s in sections.items()}
-        lengths = {key: max(1, len(text.split())) for key, text in texts.items()}
+        lengths = {key: max(1, len(units[key].unit.text.split())) for key in pool}
         average = sum(lengths.values()) / len(lengths)
         by_index = {t.index: t for t in terms}
         scores: dict[tuple[str, int], float] = {}
         for key in pool:
-            score = 0.0
+            text = units[key].unit.text
             norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / average)
+            score = 0.0
             for i in units[key].terms:
-                tf = len(by_index[i].regex.findall(texts[key]))
-                score += weight[i] * idf[i] * tf * (BM25_K1 + 1) / (tf + norm)
+                tf = len(by_index[i].regex.findall(text))
+                score += weighted[i] * tf * (BM25_K1 + 1) / (tf + norm)
             scores[key] = score
-        for key in order[self.profile.pool :]:
-            scores[key] = first[key] * OUTSIDE_POOL
         ranked = sorted(pool, key=lambda key: (-scores[key], key)) + order[self.profile.pool :]
         candidates = []
         for key in ranked:
             hits = units[key]
-            unit = sections.get(key) or self.units.units(key[0], kind).at(key[1])
-            if unit is None:
-                continue
-            best = max(hits.terms, key=lambda i: (weight[i], -i))
+            unit = hits.unit
+            score = scores[key] if key in scores else first[key] * OUTSIDE_POOL
             candidates.append(
                 Candidate(
-                    path=hits.path,
-                    start_line=unit.start_line,
-                    end_line=unit.end_line,
-                    text=unit.text,
-                    route=self.name,
-                    query_index=best,
-                    match_lines=tuple(sorted(hits.lines)),
-                    score=round(scores[key], 6),
-                    queries=tuple(sorted(hits.terms)),
-                    prior=round(first[key], 6),
+                    unit.path,
+                    unit.start_line,
+                    unit.end_line,
+                    unit.text,
+                    self.name,
+                    min(hits.terms),  # the plan is sorted by weight: the best term
+                    tuple(hits.lines),  # gathered in line order
+                    score,
+                    tuple(sorted(hits.terms)),
+                    first[key],
                 )
             )
         return candidates

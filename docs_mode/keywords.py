@@ -5,7 +5,8 @@
   searches its last part (``filter``) and, a little weaker, its other parts;
 - ``"quoted phrases"`` and `` `code spans` `` are searched as written;
 - other words are keywords: stop words are dropped, common question words (``use``,
-  ``way``, ``work``) weigh less, and each keyword finds its light-stemmed forms;
+  ``way``, ``work``) weigh less; each keyword also finds its light-stemmed forms, at
+  ``stem_weight`` times its own weight;
 - compound identifiers are split (``getUserById`` → ``get``, ``user``, ``id``) into
   weaker parts;
 - synonyms from the curated table expand the user's words, weighted at
@@ -30,7 +31,7 @@ from greprag.rg import escape_regex
 
 __all__ = ["GENERIC_WORDS", "STOP_WORDS", "Term", "TermKind", "question_terms"]
 
-TermKind = Literal["identifier", "keyword", "phrase", "part", "synonym"]
+TermKind = Literal["identifier", "keyword", "stem", "phrase", "part", "synonym"]
 
 STOP_WORDS = words(
     """
@@ -152,12 +153,18 @@ def _identifier_terms(token: str, p: DocsProfile, into: _Terms) -> None:
             into.add(Term(piece, "part", weight, word_pattern(piece, p.stemming), name))
 
 
-def _keyword(word: str, p: DocsProfile) -> Term | None:
+def _keyword(word: str, p: DocsProfile, stop_words: frozenset[str]) -> list[Term]:
+    """The word as typed and, weaker, its other forms (light stemming is an expansion
+    too: ``returns`` finds ``returns`` at full weight, ``return`` below it)."""
     w = word.lower()
-    if w in STOP_WORDS or (len(w) < MIN_PART and not w.isdigit()):
-        return None
+    if w in stop_words or len(w) < MIN_PART:  # "1-based": the 1 would match every line
+        return []
     weight = p.generic_weight if w in GENERIC_WORDS else p.keyword_weight
-    return Term(w, "keyword", weight, word_pattern(w, p.stemming and w.isalpha()))
+    terms = [Term(w, "keyword", weight, word_pattern(w, stemming=False))]
+    forms = word_pattern(w, stemming=True) if p.stemming and w.isalpha() else terms[0].pattern
+    if forms != terms[0].pattern and p.stem_weight > 0:
+        terms.append(Term(stem(w), "stem", weight * p.stem_weight, forms, w))
+    return terms
 
 
 def _synonym_terms(
@@ -183,7 +190,10 @@ def _synonym_terms(
 
 
 def question_terms(
-    question: str, profile: DocsProfile, table: SynonymTable | None = None
+    question: str,
+    profile: DocsProfile,
+    table: SynonymTable | None = None,
+    stop_words: frozenset[str] = STOP_WORDS,
 ) -> tuple[list[Term], dict[str, list[str]]]:
     """The weighted terms of ``question`` (best first, at most ``profile.max_terms``) and
     the synonym expansions used (``{word: [synonyms]}``)."""
@@ -211,9 +221,11 @@ def question_terms(
             continue
         for word in token.split("-"):
             plain.append(word.lower())
-            term = _keyword(word, p)
-            if term is not None:
+            found = _keyword(word, p, stop_words)
+            for term in found:
                 terms.add(term)
-                kept[stem(term.text)] = max(kept.get(stem(term.text), 0.0), term.weight)
+            if found:
+                root = stem(found[0].text)
+                kept[root] = max(kept.get(root, 0.0), found[0].weight)
     expansions = _synonym_terms(plain, kept, p, table, terms) if table else {}
     return terms.ranked(p.max_terms), expansions

@@ -33,6 +33,7 @@ class DocsProfile:
     # -- question understanding ------------------------------------------------------
     max_terms: int = 16
     stemming: bool = True
+    stem_weight: float = 0.5
     split_identifiers: bool = True
     identifier_weight: float = 1.5
     keyword_weight: float = 1.0
@@ -45,11 +46,10 @@ class DocsProfile:
     k: int = 10
     max_block_share: float = 0.25
     pool: int = 200
-    max_count_per_file: int = 1000
+    max_count_per_file: int = 20000
     dense_k: int = 50
-    grep_weight: float = 1.0
-    dense_weight: float = 1.0
-    rrf_k: int = 60
+    dense_rescore: int = 30
+    dense_weight: float = 0.5
 
     def extensions(self) -> dict[str, str]:
         """File extension → format (``markdown``, ``rst``, ``html``)."""

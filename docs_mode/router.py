@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from docs_mode.keywords import Term, question_terms
+from docs_mode.keywords import STOP_WORDS, Term, question_terms
 from docs_mode.profile import DocsProfile
 from docs_mode.synonyms import SynonymTable, load_synonyms
 from greprag.errors import QueryRejected
@@ -67,10 +67,16 @@ class OfflineQuestionRouter:
 
     name = "offline"
 
-    def __init__(self, profile: DocsProfile, synonyms: SynonymTable | None = None) -> None:
+    def __init__(
+        self,
+        profile: DocsProfile,
+        synonyms: SynonymTable | None = None,
+        stop_words: frozenset[str] | None = None,
+    ) -> None:
         self.profile = profile
         self.synonyms = synonyms if synonyms is not None else load_synonyms(profile.synonyms)
+        self.stop_words = STOP_WORDS if stop_words is None else stop_words
 
     def plan(self, question: str) -> QueryPlan:
-        terms, expansions = question_terms(question, self.profile, self.synonyms)
+        terms, expansions = question_terms(question, self.profile, self.synonyms, self.stop_words)
         return plan_of_terms(terms, router=self.name, synonyms=expansions)

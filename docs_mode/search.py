@@ -2,8 +2,9 @@
 
 question → ``OfflineQuestionRouter`` (terms → validated plan) → ``SectionGrepRoute`` (one
 rg pass, hits gathered per section or definition, BM25 over whole units) and, where the
-repository has a dense index, the dense route (its chunks mapped to the same units) →
-``fuse_units`` (RRF at unit identity, every route's whole list) → ``identifiers_first`` →
+repository has a dense index, the dense route (its chunks mapped to the same units, and
+the question's cosine with grep's best units read from the index) → ``fuse_units`` (BM25
+and cosine mixed per unit, every route's whole list) → ``identifiers_first`` →
 ``pack_passages`` (at most ``k`` blocks within the budget) → ``Result``.
 
 ``DocsSearch`` keeps what is worth keeping between questions: parsed units per file
@@ -20,6 +21,7 @@ from docs_mode.profile import DocsProfile, load_profile
 from docs_mode.router import OfflineQuestionRouter, QuestionRouter
 from docs_mode.sections import Section
 from docs_mode.units import KINDS, SearchKind, UnitCache
+from docs_mode.vectors import UnitVectors
 from greprag.config import Settings
 from greprag.context import build_local_context
 from greprag.errors import RetrievalError
@@ -55,6 +57,17 @@ class DocsSearch:
         self.grep = SectionGrepRoute.from_settings(repo, settings, self.units, self.profile)
         self.router = router or OfflineQuestionRouter(self.profile)
         self.dense = dense or DenseJoin(repo, settings)
+        self.vectors = UnitVectors()
+
+    def warm(self, kind: SearchKind = "all") -> int:
+        """Read every searchable file's units now (a server at start, a benchmark before
+        timing), so later questions pay only for rg and ranking; how many files."""
+        self.units.begin()
+        files, _ = self.grep._files()
+        searched = [path for path in files if self.units.searchable(path, kind)]
+        for path in searched:
+            self.units.units(path, kind)
+        return len(searched)
 
     def plan(self, question: str) -> QueryPlan:
         """The validated plan for ``question`` (what ``greprag search --plan`` would show)."""
@@ -94,12 +107,17 @@ class DocsSearch:
             routes["grep"] = "always on" if s.routes == "auto" else "grep requested"
         clock.lap("grep")
         dense, routes["dense"] = self._dense(request, kind)
+        cosines: dict[tuple[str, int], float] = {}
+        if dense is not None and grep.candidates:
+            best = [(c.path, c.start_line) for c in grep.candidates[: p.dense_rescore]]
+            stale = {skip.path for skip in dense.skipped}
+            cosines = self.vectors.cosines(self.dense.route(), question, best, stale)
         clock.lap("dense")
-        lists = {"grep": grep.candidates} if s.routes != "dense" else {}
-        if dense is not None:
-            lists["dense"] = dense.candidates
         fused = fuse_units(
-            lists, weights={"grep": p.grep_weight, "dense": p.dense_weight}, k=p.rrf_k
+            grep.candidates,
+            dense.candidates if dense is not None else [],
+            cosines,
+            dense_weight=p.dense_weight,
         )
         ranked = identifiers_first(fused, plan)
         clock.lap("fuse")

@@ -90,6 +90,10 @@ class UnitCache:
     def is_doc(self, path: str) -> bool:
         return format_of(path, self.extensions) is not None
 
+    def is_html(self, path: str) -> bool:
+        """An HTML page: its lines hold tags; its sections, the text a browser shows."""
+        return format_of(path, self.extensions) == "html"
+
     def flavor(self, path: str, kind: SearchKind) -> str | None:
         """What ``path`` holds for ``kind``: ``doc`` sections, ``code`` definitions,
         ``docstring`` sections, or None (nothing to search)."""

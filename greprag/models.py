@@ -8,7 +8,7 @@ from typing import Any, Literal, get_args
 QueryKind = Literal["class", "method", "variable", "other"]
 QUERY_KINDS: tuple[str, ...] = get_args(QueryKind)
 # why a query was planned (routers produce every one of these; see ``Query``); the last
-# five are a question's terms (docs mode: ``docs_mode.keywords``)
+# six are a question's terms (docs mode: ``docs_mode.keywords``)
 QueryPurpose = Literal[
     "definition",
     "usage",
@@ -18,6 +18,7 @@ QueryPurpose = Literal[
     "second hop",
     "identifier",
     "keyword",
+    "stem",
     "phrase",
     "part",
     "synonym",
@@ -33,7 +34,7 @@ class Query:
     name from ``greprag.languages`` (it becomes ``--type``) or None for all files.
     ``identifier`` is the keyword the query was built from; ``purpose`` says why
     (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``, ``second hop``; for a
-    question: ``identifier``, ``keyword``, ``phrase``, ``part``, ``synonym``).
+    question: ``identifier``, ``keyword``, ``stem``, ``phrase``, ``part``, ``synonym``).
     ``paths`` narrows a query to the files an import resolves to.
     """
 

@@ -262,61 +262,49 @@ def _file_errors(stderr: bytes) -> list[Skip]:
     return [Skip(path, reason) for path, reason in sorted(skipped.items())]
 
 
-# Flags that print one line per match, ``path NUL line:matched text``, instead of JSON.
-_WORDS_FLAGS = (
-    "--only-matching",
-    "--no-heading",
-    "--with-filename",
-    "--line-number",
-    "--null",
-    "--color",
-    "never",
-)
+# Flags that print ``path NUL line:text`` per matched line (or, with --only-matching, per
+# match and only the matched text) instead of JSON.
+_PLAIN_FLAGS = ("--no-heading", "--with-filename", "--line-number", "--null", "--color", "never")
 _BINARY_NOTICE = b": binary file matches"
 
 
-def build_words_argv(rg: Path, spec: SearchSpec) -> list[str]:
-    """``build_argv`` printing only what matched, where, without JSON: a question's common
-    words match thousands of lines, and decoding JSON for each costs more than rg does."""
+def build_words_argv(rg: Path, spec: SearchSpec, only_matching: bool = True) -> list[str]:
+    """``build_argv`` printing what matched and where, without JSON: a question's common
+    words match thousands of lines, and decoding JSON for each costs more than rg does.
+    ``only_matching`` prints each match's text alone; otherwise each matched line."""
     argv = build_argv(rg, spec)
     at = argv.index("--json")
-    argv[at : at + 1] = _WORDS_FLAGS
+    argv[at : at + 1] = (*(("--only-matching",) if only_matching else ()), *_PLAIN_FLAGS)
     return argv
 
 
-WordMatch = tuple[str, int, str]  # path, line number, the matched text
+_WORD_LINE = re.compile(rb"^([^\0\n]*)\0(\d+):([^\n]*)$", re.MULTILINE)
+_BINARY_LINE = re.compile(rb"^([^\0\n]*)" + re.escape(_BINARY_NOTICE), re.MULTILINE)
+WordMatch = tuple[bytes, bytes, bytes]  # path, line number, the matched text or line
 
 
-def parse_words(output: bytes) -> Iterator[WordMatch | RgBinary]:
-    """Parse ``build_words_argv`` output: each match as ``(path, line, matched text)``
-    (plain tuples: a question's words match thousands of times), and the binary files
-    that matched. Non-UTF-8 paths are left out."""
-    paths: dict[bytes, str] = {}
-    for raw in output.split(b"\n"):
-        path, sep, rest = raw.partition(b"\0")
+def parse_words(output: bytes) -> tuple[list[WordMatch], list[str]]:
+    """Parse ``build_words_argv`` output in one regex pass: every match as raw
+    ``(path, line, text)`` bytes (a question's words match tens of thousands of times; the
+    caller decodes only what it keeps), and the binary files that matched."""
+    binaries = []
+    for raw in _BINARY_LINE.findall(output):
         try:
-            if not sep:
-                if _BINARY_NOTICE in raw:
-                    yield RgBinary(_clean_path(raw.split(_BINARY_NOTICE)[0].decode("utf-8")))
-                continue
-            name = paths.get(path)
-            if name is None:
-                name = paths[path] = _clean_path(path.decode("utf-8"))
-            number, _, text = rest.partition(b":")
-            yield name, int(number), text.decode("utf-8", "replace")
-        except (UnicodeDecodeError, ValueError):
+            binaries.append(_clean_path(raw.decode("utf-8")))
+        except UnicodeDecodeError:
             continue
+    return _WORD_LINE.findall(output), binaries
 
 
 def search_words(
-    rg: Path, repo: Path, spec: SearchSpec, timeout: float = 20.0
-) -> Iterator[WordMatch | RgBinary]:
-    """Run ``build_words_argv`` in ``repo``: each match's matched text, and binary files."""
+    rg: Path, repo: Path, spec: SearchSpec, timeout: float = 20.0, only_matching: bool = True
+) -> tuple[list[WordMatch], list[str]]:
+    """Run ``build_words_argv`` in ``repo``: each match (or matched line), binary files."""
     if not spec.patterns:
-        return
+        return [], []
     try:
         proc = subprocess.run(
-            build_words_argv(rg, spec),
+            build_words_argv(rg, spec, only_matching),
             cwd=repo,
             capture_output=True,
             timeout=timeout,
@@ -328,7 +316,7 @@ def search_words(
     if proc.returncode not in (0, 1):
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise SearchError(f"rg failed ({proc.returncode}): {message[0] if message else ''}")
-    yield from parse_words(proc.stdout)
+    return parse_words(proc.stdout)
 
 
 def _text_of(field: dict) -> str:

@@ -26,6 +26,7 @@ INDEXED_EXTENSIONS = frozenset(
     [ext for lang in LANGUAGES.values() for ext in lang.extensions] + list(DOC_EXTENSIONS)
 )
 MAX_FILE_BYTES = 512_000
+MAX_DOC_BYTES = 1 << 20  # a manual's HTML page runs larger (Flask's api.html: 0.9 MB)
 RACY_NS = 2_000_000_000
 
 
@@ -112,7 +113,8 @@ def detect_changes(
             st = (repo / path).stat()
         except OSError:
             continue
-        if st.st_size > MAX_FILE_BYTES:
+        limit = MAX_DOC_BYTES if path.lower().endswith(DOC_EXTENSIONS) else MAX_FILE_BYTES
+        if st.st_size > limit:
             continue
         seen.add(path)
         old = files.get(path)

@@ -1,13 +1,16 @@
 """Fusing and packing whole passages: documentation sections, docstrings, definitions.
 
 Docs mode's routes rank units, not lines: a grep hit and a dense hit on one section are
-the same candidate, whatever lines each reported. ``fuse_units`` is reciprocal-rank fusion
-over unit identities (``path``, ``start_line``), every route's whole list taken.
-``identifiers_first`` puts units where a question's exact identifier occurs ahead of the
-rest, so no synonym or semantic near-miss outranks them. ``pack_passages`` packs the
-best ``k`` within the budget: a passage whole; a section too big for its share as the
-run of its paragraphs around the first hit that fits (never cut inside a piece, so never
-inside a code fence); a definition as its outline.
+the same candidate, whatever lines each reported. ``fuse_units`` mixes the two routes'
+evidence per unit identity (``path``, ``start_line``): grep's BM25 over the whole unit,
+scaled to the best one, and the question's cosine with the unit, known for every dense
+hit and read from the index for grep's best units, so a unit both routes like wins over
+one only a single route likes (measured against reciprocal-rank fusion, which can only
+see ranks: docs/benchmarks.md, "Docs mode"). ``identifiers_first`` puts units where a
+question's exact identifier occurs ahead of the rest, so no synonym or semantic near-miss
+outranks them. ``pack_passages`` packs the best ``k`` within the budget: a passage whole;
+a section too big for its share as the run of its paragraphs around the first hit that
+fits (never cut inside a piece, so never inside a code fence); a definition as its outline.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from greprag.tokens import count_tokens
 
 __all__ = ["Passage", "fuse_units", "identifiers_first", "pack_passages"]
 
-RRF_K = 60
+DENSE_WEIGHT = 0.5  # the cosine's share of a fused score (the docs profile's dense_weight)
 
 
 class PieceLike(Protocol):
@@ -47,31 +50,41 @@ class Passage(Protocol):
 
 
 def fuse_units(
-    route_candidates: dict[str, list[Candidate]],
+    grep: list[Candidate],
+    dense: list[Candidate],
+    cosines: dict[tuple[str, int], float],
     *,
-    weights: dict[str, float] | None = None,
-    k: int = RRF_K,
+    dense_weight: float = DENSE_WEIGHT,
 ) -> list[Candidate]:
-    """Every unit any route returned, by ``Σ weight / (k + rank)`` over the routes that
-    returned it (its best rank in each). The candidate kept is the first route's that has
-    it (grep's carries the matched lines); ``route`` names every route (``grep+dense``)."""
-    weights = weights or {}
-    score: dict[tuple[str, int], float] = {}
-    kept: dict[tuple[str, int], Candidate] = {}
-    routes: dict[tuple[str, int], list[str]] = {}
-    for route, candidates in route_candidates.items():
-        seen: set[tuple[str, int]] = set()
-        for rank, cand in enumerate(candidates, 1):
-            key = (cand.path, cand.start_line)
-            if key in seen:
-                continue
-            seen.add(key)
-            score[key] = score.get(key, 0.0) + weights.get(route, 1.0) / (k + rank)
-            kept.setdefault(key, cand)
-            routes.setdefault(key, []).append(route)
-    order = {key: i for i, key in enumerate(kept)}
-    ranked = sorted(kept, key=lambda key: (-score[key], order[key]))
-    return [_rescored(kept[key], score[key], "+".join(routes[key])) for key in ranked]
+    """Every unit of both routes by ``(1 - w) × BM25 / best BM25 + w × cosine``.
+
+    ``cosines`` holds the question's cosine with units grep found (their stored vectors),
+    ``dense``'s scores are cosines too; a unit with no known cosine gets the lowest one
+    known (it was not among the nearest), a unit grep did not find BM25 0 (it holds no
+    term). The candidate kept is grep's when it has one (it carries the matched lines);
+    ``route`` names the routes that returned the unit (``grep+dense``). With one list,
+    that list as it is.
+    """
+    if not dense or not grep:
+        return list(grep or dense)
+    known = {**cosines, **{(c.path, c.start_line): c.score for c in dense}}
+    floor = min(known.values())
+    top = max(c.score for c in grep) or 1.0
+    fused: dict[tuple[str, int], tuple[float, Candidate, str]] = {}
+    in_dense = {(c.path, c.start_line) for c in dense}
+    for cand in grep:
+        key = (cand.path, cand.start_line)
+        if key not in fused:
+            lexical = (1 - dense_weight) * cand.score / top
+            route = "grep+dense" if key in in_dense else "grep"
+            fused[key] = (lexical + dense_weight * known.get(key, floor), cand, route)
+    for cand in dense:
+        key = (cand.path, cand.start_line)
+        if key not in fused:
+            fused[key] = (dense_weight * cand.score, cand, "dense")
+    order = {key: i for i, key in enumerate(fused)}
+    ranked = sorted(fused, key=lambda key: (-fused[key][0], order[key]))
+    return [_rescored(fused[key][1], fused[key][0], fused[key][2]) for key in ranked]
 
 
 def _rescored(c: Candidate, score: float, route: str) -> Candidate:
@@ -92,17 +105,18 @@ def _rescored(c: Candidate, score: float, route: str) -> Candidate:
 
 
 def identifiers_first(ranked: list[Candidate], plan: QueryPlan) -> list[Candidate]:
-    """``ranked`` with the units that contain more of the plan's exact identifiers first:
-    each distinct identifier found adds 1 to the score (a fused score is below 1), so the
-    order stays by score and, within a tier, the fused order holds."""
+    """``ranked`` with the units that contain more of the plan's exact identifiers first.
+    Each distinct identifier found adds more than any score in the list, so the order
+    stays by score, and within a tier the order ``ranked`` had holds."""
     exact = {i for i, q in enumerate(plan.queries) if q.purpose == "identifier"}
     if not exact:
         return list(ranked)
     names = {i: plan.queries[i].identifier for i in exact}
+    step = 1.0 + max((c.score for c in ranked), default=0.0)
     tiered = []
     for cand in ranked:
         found = len({names[i] for i in cand.queries if i in exact})
-        tiered.append(_rescored(cand, cand.score + found, cand.route) if found else cand)
+        tiered.append(_rescored(cand, cand.score + found * step, cand.route) if found else cand)
     return sorted(tiered, key=lambda c: -c.score)
 
 

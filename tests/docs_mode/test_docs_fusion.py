@@ -7,27 +7,41 @@ from greprag.fusion.passages import fuse_units, identifiers_first, pack_passages
 from greprag.models import Candidate, Query, QueryPlan
 
 
-def cand(path: str, start: int, end: int, route: str = "grep", queries=()) -> Candidate:
-    return Candidate(path, start, end, "", route, queries=tuple(queries))
+def cand(path: str, start: int, end: int, route="grep", queries=(), score=0.0) -> Candidate:
+    return Candidate(path, start, end, "", route, queries=tuple(queries), score=score)
 
 
 def test_fusion_is_by_unit_identity_not_by_lines():
-    grep = [cand("a.md", 10, 40), cand("b.md", 1, 9)]
-    dense = [cand("c.md", 5, 6, "dense"), cand("a.md", 10, 12, "dense")]  # same unit as grep's
-    fused = fuse_units({"grep": grep, "dense": dense})
+    grep = [cand("a.md", 10, 40, score=10.0), cand("b.md", 1, 9, score=5.0)]
+    dense = [cand("c.md", 5, 6, "dense", score=0.8), cand("a.md", 10, 12, "dense", score=0.6)]
+    fused = fuse_units(grep, dense, {}, dense_weight=0.5)
     assert [(c.path, c.start_line, c.end_line, c.route) for c in fused] == [
         ("a.md", 10, 40, "grep+dense"),  # grep's candidate kept: it carries the hits
-        ("c.md", 5, 6, "dense"),
         ("b.md", 1, 9, "grep"),
+        ("c.md", 5, 6, "dense"),
     ]
-    assert fused[0].score == round(1 / 61 + 1 / 62, 6)
-    assert grep[0].score == 0.0  # inputs are left as they were
+    assert [c.score for c in fused] == [
+        round(0.5 * 1.0 + 0.5 * 0.6, 6),
+        round(0.5 * 0.5 + 0.5 * 0.6, 6),  # no cosine known: the lowest one known
+        round(0.5 * 0.8, 6),
+    ]
+    assert grep[0].score == 10.0  # inputs are left as they were
 
 
-def test_every_candidate_of_every_route_is_fused():
-    grep = [cand("g.md", i, i) for i in range(1, 301)]
-    dense = [cand("d.md", i, i, "dense") for i in range(1, 151)]
-    assert len(fuse_units({"grep": grep, "dense": dense}, weights={"dense": 0.5})) == 450
+def test_a_cosine_read_from_the_index_lifts_a_unit_grep_found():
+    grep = [cand("a.md", 1, 5, score=10.0), cand("b.md", 1, 9, score=9.0)]
+    dense = [cand("c.md", 1, 2, "dense", score=0.5)]
+    plain = fuse_units(grep, dense, {})
+    assert [c.path for c in plain][:2] == ["a.md", "b.md"]
+    lifted = fuse_units(grep, dense, {("b.md", 1): 0.9, ("a.md", 1): 0.2})
+    assert [c.path for c in lifted][:2] == ["b.md", "a.md"]
+
+
+def test_every_candidate_of_every_route_is_fused_and_one_list_stays_as_it_is():
+    grep = [cand("g.md", i, i, score=1.0 / i) for i in range(1, 301)]
+    dense = [cand("d.md", i, i, "dense", score=0.5) for i in range(1, 151)]
+    assert len(fuse_units(grep, dense, {}, dense_weight=0.3)) == 450
+    assert fuse_units(grep, [], {}) == grep and fuse_units([], dense, {}) == dense
 
 
 def test_units_with_the_exact_identifier_come_first_and_stay_in_order():
