@@ -18,6 +18,8 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import chain, groupby
+from operator import itemgetter
 from pathlib import Path
 
 from docs_mode.profile import DocsProfile
@@ -167,9 +169,10 @@ class SectionGrepRoute:
         hits_by_path, skipped = self._matches(terms, searched, stats)
         units, in_hit_files = self._units(hits_by_path, kind)
         total = in_hit_files * len(searched) / max(len(hits_by_path), 1)
-        candidates = self._rank(units, terms, max(total, len(units)))
-        for term in terms:
-            stats[term.index].kept = sum(1 for u in units.values() if term.index in u.terms)
+        df = Counter(chain.from_iterable(u.terms for u in units.values()))  # units per term
+        candidates = self._rank(units, terms, df, max(total, len(units)))
+        for i, count in df.items():
+            stats[i].kept = count
         timings = {self.name: (time.perf_counter() - started) * 1000}
         return RouteHits(self.name, candidates, skipped, notes, stats, timings)
 
@@ -199,36 +202,31 @@ class SectionGrepRoute:
         binaries: set[str] = set()
         for (matches, binary), (_, only_matching) in zip(outputs, jobs, strict=True):
             binaries.update(binary)
-            current, at = b"", None  # rg prints each file's matches together
-            for raw_path, number, text in matches:
-                if only_matching:
-                    matched = found_in.get(text)
-                    if matched is None:
-                        matched = found_in[text] = _found(terms, text.decode("utf-8", "replace"))
-                else:
-                    matched = _found(terms, _TAG.sub(" ", text.decode("utf-8", "replace")))
-                if not matched:
+            for raw_path, group in groupby(matches, key=itemgetter(0)):  # rg groups by file
+                path = _decoded(raw_path)
+                if path not in wanted:
                     continue
-                if raw_path != current:
-                    current, at = raw_path, None
-                    path = _decoded(raw_path)
-                    if path in wanted:
-                        at = lines.setdefault(path, {})
-                if at is None:
-                    continue
-                line = int(number)
-                known = at.get(line)
-                if known is None:
-                    at[line] = set(matched)
-                else:
-                    known.update(matched)
+                at = lines.setdefault(path, {})
+                for _, number, text in group:
+                    if only_matching:
+                        matched = found_in.get(text)
+                        if matched is None:
+                            matched = found_in[text] = _found(
+                                terms, text.decode("utf-8", "replace")
+                            )
+                    else:
+                        matched = _found(terms, _TAG.sub(" ", text.decode("utf-8", "replace")))
+                    if matched:
+                        line = int(number)
+                        known = at.get(line)
+                        if known is None:
+                            at[line] = set(matched)
+                        else:
+                            known.update(matched)
         for path in binaries:
             lines.pop(path, None)
         for hits in lines.values():
-            in_file: Counter[int] = Counter()
-            for matched in hits.values():
-                in_file.update(matched)
-            for i, count in in_file.items():
+            for i, count in Counter(chain.from_iterable(hits.values())).items():
                 stats[i].hits += count
                 stats[i].files += 1
         return lines, [Skip(p, "binary") for p in sorted(binaries)]
@@ -256,7 +254,12 @@ class SectionGrepRoute:
             in_hit_files += len(file_units)
             hits = hits_by_path[path]
             at, last = 0, len(file_units)
-            for line in sorted(hits):  # one walk over the file's units, in line order
+            found = None
+            for line in hits:  # rg prints a file's lines in order: one walk over its units
+                if found is not None and line <= found.unit.end_line:
+                    found.lines.append(line)  # the same unit as the line before
+                    found.terms |= hits[line]
+                    continue
                 while at < last and file_units[at].end_line < line:
                     at += 1
                 if at == last:
@@ -264,28 +267,28 @@ class SectionGrepRoute:
                 unit = file_units[at]
                 if unit.start_line > line:
                     continue
-                key = unit_key(path, unit.start_line)
-                found = units.get(key)
-                if found is None:
-                    found = units[key] = _UnitHits(unit)
-                found.lines.append(line)
+                found = units[unit_key(path, unit.start_line)] = _UnitHits(unit, [line])
                 found.terms |= hits[line]
         return units, in_hit_files
 
     def _rank(
-        self, units: dict[tuple[str, int], _UnitHits], terms: list[_Term], total: float
+        self,
+        units: dict[tuple[str, int], _UnitHits],
+        terms: list[_Term],
+        df: Counter[int],
+        total: float,
     ) -> list[Candidate]:
         """First by the terms each unit contains (weight × inverse unit frequency over
         an estimated ``total`` units), then BM25 over the whole text of the best ``pool``."""
         if not units:
             return []
-        df = Counter(i for u in units.values() for i in u.terms)
         idf = {
             t.index: math.log(1 + (total - df[t.index] + 0.5) / (df[t.index] + 0.5)) for t in terms
         }
         weighted = {t.index: t.query.weight * idf[t.index] for t in terms}
         first = {key: sum(map(weighted.__getitem__, u.terms)) for key, u in units.items()}
-        order = sorted(units, key=lambda key: (-first[key], key))
+        order = sorted(units, key=first.__getitem__, reverse=True)  # stable: ties by key
+
         pool = order[: self.profile.pool]
         lengths = {key: max(1, len(units[key].unit.text.split())) for key in pool}
         average = sum(lengths.values()) / len(lengths)
@@ -315,7 +318,7 @@ class SectionGrepRoute:
                     min(hits.terms),  # the plan is sorted by weight: the best term
                     tuple(hits.lines),  # gathered in line order
                     score,
-                    tuple(sorted(hits.terms)),
+                    tuple(hits.terms),  # read as a set: any order
                     first[key],
                 )
             )

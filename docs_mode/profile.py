@@ -45,7 +45,7 @@ class DocsProfile:
     # -- search ----------------------------------------------------------------------
     k: int = 10
     max_block_share: float = 0.25
-    pool: int = 200
+    pool: int = 100
     max_count_per_file: int = 20000
     dense_k: int = 50
     dense_rescore: int = 30

@@ -13,7 +13,9 @@ version, the file list, the dense model.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from docs_mode.grep import SectionGrepRoute
@@ -70,7 +72,7 @@ class DocsSearch:
         return len(searched)
 
     def plan(self, question: str) -> QueryPlan:
-        """The validated plan for ``question`` (what ``greprag search --plan`` would show)."""
+        """The validated plan for ``question``: the terms rg will search, with weights."""
         return self.router.plan(_checked(question))
 
     def search(
@@ -82,6 +84,10 @@ class DocsSearch:
         kind: SearchKind = "all",
     ) -> Result:
         """The sections and definitions that answer ``question``, packed (see the module)."""
+        with _no_cycle_collection():
+            return self._search(question, budget, k, kind)
+
+    def _search(self, question: str, budget: int | None, k: int | None, kind: SearchKind) -> Result:
         s, p = self.settings, self.profile
         budget = s.budget if budget is None else budget
         k = p.k if k is None else k
@@ -183,6 +189,20 @@ class DocsSearch:
             unit = self.units.units(cand.path, kind).at(cand.start_line)
             if unit is not None:
                 yield cand, unit
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector off for one search: a search allocates tens of thousands of
+    short-lived tuples and sets (freed by reference counting), and each collection pass
+    walks every parsed unit kept in memory; 15-40% of a search's CPU on Django's manual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _checked(question: str) -> str:

@@ -101,6 +101,7 @@ class Embedder:
         self.count = 0
         self.load_s: float | None = None
         self.texts_per_s = INITIAL_TEXTS_PER_S
+        self._last: tuple[str, np.ndarray] | None = None  # a question is often embedded twice
 
     @property
     def loaded(self) -> bool:
@@ -137,6 +138,8 @@ class Embedder:
         model = self._load()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) == 1 and self._last is not None and self._last[0] == texts[0]:
+            return self._last[1].copy()
         started = time.perf_counter()
         vectors = model.encode(
             texts,
@@ -150,4 +153,7 @@ class Embedder:
         if len(texts) >= 8:
             rate = len(texts) / max(elapsed, 1e-6)
             self.texts_per_s = 0.5 * self.texts_per_s + 0.5 * rate
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+        result = np.ascontiguousarray(vectors, dtype=np.float32)
+        if len(texts) == 1:
+            self._last = (texts[0], result.copy())
+        return result

@@ -1,0 +1,122 @@
+"""Latency of ``greprag search`` (grep route) on Django's code and manual. Prints numbers.
+
+    python -m bench.docs_latency [--questions 60] [--seed 0] [--no-cli]
+
+The corpus is ``bench.docs_corpora``'s django: django/ without contrib (~115k lines of
+Python) and its reST manual (~164k lines). In one process, files are parsed once (as a
+long-lived server does, ``DocsSearch.warm``), three questions warm up, then each question
+is timed: the benchmark's questions (a documented API's first sentence, ~10 words), and
+the same questions cut to their first four words that are not stop words (what people
+type). Then the wall time of a cold ``greprag search`` process, median of 5. Target (issue
+9): p50 <= 150 ms for the grep route.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.docs_corpora import docs_corpora_for, fetch_docs
+from bench.docs_tasks import questions_for
+from bench.metrics import percentile
+
+_CLI_RUNS = 5
+
+
+def short(question: str, words: int = 4) -> str:
+    """The first ``words`` words of ``question`` that are not stop words."""
+    from docs_mode.keywords import STOP_WORDS
+
+    kept = [w for w in question.replace(".", " ").split() if w.lower() not in STOP_WORDS]
+    return " ".join(kept[:words])
+
+
+def lines_of(root: Path, suffixes: tuple[str, ...]) -> int:
+    return sum(
+        p.read_bytes().count(b"\n")
+        for p in root.rglob("*")
+        if p.suffix in suffixes and p.is_file() and ".git" not in p.parts
+    )
+
+
+def measure(search, questions: list[str]) -> dict[str, object]:
+    for question in questions[:3]:
+        search.search(question)
+    wall: list[float] = []
+    stages: dict[str, list[float]] = {}
+    for question in questions:
+        started = time.perf_counter()
+        result = search.search(question)
+        wall.append((time.perf_counter() - started) * 1000)
+        for stage, ms in result.timings.items():
+            stages.setdefault(stage, []).append(ms)
+    return {
+        "n": len(wall),
+        "p50": statistics.median(wall),
+        "p95": percentile(wall, 95),
+        "stages": {k: statistics.median(v) for k, v in stages.items() if k != "total"},
+    }
+
+
+def cold_cli(root: Path, question: str) -> list[float]:
+    script = Path(sys.executable).with_name("greprag")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "greprag"]
+    argv = [*command, "search", question, "--repo", str(root), "--routes", "grep"]
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    times = []
+    for _ in range(_CLI_RUNS):
+        started = time.perf_counter()
+        subprocess.run(argv, capture_output=True, check=True, env=env)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=60, help="of each kind (rst, code)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-cli", action="store_true", help="skip the cold CLI timing")
+    args = parser.parse_args(argv)
+
+    from docs_mode.search import DocsSearch
+    from greprag.config import load_settings
+
+    corpus = docs_corpora_for(["django"])[0]
+    root = fetch_docs(corpus)
+    asked = [q.text for q in questions_for(root, corpus.name, corpus.code, args.questions, 0)]
+    code, manual = lines_of(root, (".py",)), lines_of(root, (".txt", ".rst"))
+    search = DocsSearch(root, load_settings(root, routes="grep"))
+    started = time.perf_counter()
+    files = search.warm()
+    warm_s = time.perf_counter() - started
+    print(
+        f"django {corpus.version}: {code:,} lines of Python, {manual:,} lines of manual; "
+        f"{files} files parsed once in {warm_s:.1f} s"
+    )
+    load = os.getloadavg()[0]
+    for label, questions in (
+        ("API sentences", asked),
+        ("4-word queries", [short(q) for q in asked]),
+    ):
+        got = measure(search, questions)
+        stages = " ".join(f"{k}={v:.1f}" for k, v in got["stages"].items())
+        print(
+            f"{label:<15} n={got['n']:<4} p50={got['p50']:6.1f} ms  p95={got['p95']:6.1f} ms"
+            f"  stage medians (ms): {stages}"
+        )
+    print(f"load average at the start: {load:.2f} (2 cores)")
+    if not args.no_cli:
+        times = cold_cli(root, short(asked[0]))
+        print(
+            f"cold `greprag search` CLI: median of {_CLI_RUNS} = {statistics.median(times):.2f} s"
+            f"  min={min(times):.2f} s  max={max(times):.2f} s"
+        )
+
+
+if __name__ == "__main__":
+    main()
