@@ -208,6 +208,7 @@ def summarize(records: list[Record]) -> list[dict[str, Any]]:
                 "system": system,
                 "questions": len(items),
                 "recall": sum(r.rank is not None for r in items) / len(items),
+                "recall_3": sum(r.rank is not None and r.rank <= 3 for r in items) / len(items),
                 "mrr": sum(1 / r.rank for r in items if r.rank) / len(items),
                 "p50_ms": statistics.median(latencies),
                 "p95_ms": percentile(latencies, 95),
@@ -233,23 +234,23 @@ def latency_rows(records: list[Record]) -> list[dict[str, Any]]:
 
 
 def markdown(rows: list[dict[str, Any]], latency: list[dict[str, Any]]) -> str:
-    """Recall and MRR per question kind and system, then latency per corpus."""
-    out: list[str] = []
+    """Recall and MRR per question kind and system, then latency per corpus and system."""
     kinds = [k for k in (*QUESTION_KINDS, "all") if any(r["kind"] == k for r in rows)]
     systems = list(dict.fromkeys(r["system"] for r in rows))
-    header = "| system | " + " | ".join(f"{k} recall | {k} MRR" for k in kinds) + " |"
-    out += [header, "|" + " --- |" * (1 + 2 * len(kinds))]
     by = {(r["kind"], r["system"]): r for r in rows}
-    for system in systems:
-        cells = []
-        for kind in kinds:
+    out = [
+        "| question kind | system | questions | recall (budget) | recall@3 | MRR |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for kind in kinds:
+        for system in systems:
             row = by.get((kind, system))
-            cells += [f"{row['recall']:.3f}", f"{row['mrr']:.3f}"] if row else ["–", "–"]
-        out.append(f"| {system} | " + " | ".join(cells) + " |")
-    counts = ", ".join(f"{k} {by[(k, systems[0])]['questions']}" for k in kinds)
+            if row:
+                out.append(
+                    f"| {kind} | {system} | {row['questions']} | {row['recall']:.3f} | "
+                    f"{row['recall_3']:.3f} | {row['mrr']:.3f} |"
+                )
     out += [
-        "",
-        f"Questions: {counts}.",
         "",
         "| corpus | system | questions | p50 ms | p95 ms |",
         "| --- | --- | --- | --- | --- |",

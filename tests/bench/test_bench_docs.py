@@ -121,4 +121,5 @@ def test_summary_rows_and_table():
     assert rows[("rst", "grep")]["recall"] == 0.5 and rows[("rst", "grep")]["mrr"] == 0.5
     assert rows[("rst", "bm25-windows")]["mrr"] == 0.75
     table = markdown(list(rows.values()), [])
-    assert "| grep | 0.500 | 0.500 | 0.500 | 0.500 |" in table
+    assert "| rst | grep | 2 | 0.500 | 0.500 | 0.500 |" in table
+    assert rows[("rst", "bm25-windows")]["recall_3"] == 1.0
