@@ -16,6 +16,8 @@ from pathlib import Path
 
 from bench.corpora import _apt_download, _deb_data, _download_pypi, _git_commit, _log, cache_dir
 
+__all__ = ["DOCS_CORPORA", "DocsCorpus", "docs_corpora_for", "fetch_docs"]
+
 _MARKER = "greprag-bench-ok"
 
 

@@ -30,6 +30,17 @@ from bench.docs_corpora import DocsCorpus, docs_corpora_for, fetch_docs
 from bench.docs_tasks import QUESTION_KINDS, Question, answered_by, questions_for
 from bench.metrics import percentile
 
+__all__ = [
+    "ABLATIONS",
+    "SYSTEMS",
+    "DocsModeSystem",
+    "WindowsBM25",
+    "main",
+    "markdown",
+    "run",
+    "summarize",
+]
+
 BUDGET = 4096
 K = 10
 WINDOW, STRIDE = 20, 10

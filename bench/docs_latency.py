@@ -25,6 +25,8 @@ from bench.docs_corpora import docs_corpora_for, fetch_docs
 from bench.docs_tasks import questions_for
 from bench.metrics import percentile
 
+__all__ = ["main", "measure", "short"]
+
 _CLI_RUNS = 5
 
 

@@ -25,6 +25,17 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+__all__ = [
+    "QUESTION_KINDS",
+    "Question",
+    "answered_by",
+    "code_questions",
+    "html_questions",
+    "markdown_questions",
+    "questions_for",
+    "rst_questions",
+]
+
 QUESTION_KINDS: tuple[str, ...] = ("rst", "markdown", "html", "code")
 MIN_WORDS = 6
 MAX_WORDS = 30

@@ -9,6 +9,8 @@ import typer
 
 from greprag.cli.common import JsonOpt, RepoOpt, fail, open_retriever, run
 
+__all__ = ["SEARCH_HELP", "search"]
+
 SEARCH_HELP = (
     "Search a repository's documentation and code with a plain-language question.\n\n"
     "Prints the best sections and definitions, each under a comment naming its file and "
