@@ -200,8 +200,10 @@ class SectionGrepRoute:
         found_in: dict[bytes, list[int]] = {}  # matched text → the terms it contains
         lines: dict[str, dict[int, set[int]]] = {}
         binaries: set[str] = set()
-        for (matches, binary), (_, only_matching) in zip(outputs, jobs, strict=True):
+        unreadable: list[Skip] = []
+        for (matches, binary, skipped), (_, only_matching) in zip(outputs, jobs, strict=True):
             binaries.update(binary)
+            unreadable += skipped
             for raw_path, group in groupby(matches, key=itemgetter(0)):  # rg groups by file
                 path = _decoded(raw_path)
                 if path not in wanted:
@@ -229,11 +231,13 @@ class SectionGrepRoute:
             for i, count in Counter(chain.from_iterable(hits.values())).items():
                 stats[i].hits += count
                 stats[i].files += 1
-        return lines, [Skip(p, "binary") for p in sorted(binaries)]
+        for skip in unreadable:
+            lines.pop(skip.path, None)
+        return lines, [Skip(p, "binary") for p in sorted(binaries)] + unreadable
 
     def _rg(
         self, patterns: tuple[str, ...], files: list[str], listed: bool, only: bool
-    ) -> tuple[list[WordMatch], list[str]]:
+    ) -> tuple[list[WordMatch], list[str], list[Skip]]:
         spec = SearchSpec(
             patterns=patterns,
             max_count_per_file=self.profile.max_count_per_file,

@@ -112,12 +112,13 @@ class DocsSearch:
             grep = self.grep.search(request, kind)
             routes["grep"] = "always on" if s.routes == "auto" else "grep requested"
         clock.lap("grep")
-        dense, routes["dense"] = self._dense(request, kind)
+        dense, routes["dense"], dense_notes = self._dense(request, kind)
         cosines: dict[tuple[str, int], float] = {}
         if dense is not None and grep.candidates:
             best = [(c.path, c.start_line) for c in grep.candidates[: p.dense_rescore]]
             stale = {skip.path for skip in dense.skipped}
-            cosines = self.vectors.cosines(self.dense.route(), question, best, stale)
+            with self.dense.using() as route:
+                cosines = self.vectors.cosines(route, question, best, stale)
         clock.lap("dense")
         fused = fuse_units(
             grep.candidates,
@@ -136,7 +137,7 @@ class DocsSearch:
             encoding=s.encoding,
         )
         clock.lap("pack")
-        notes = [*s.notes, *plan.fallbacks, *grep.notes]
+        notes = [*s.notes, *plan.fallbacks, *grep.notes, *dense_notes]
         skipped = list(grep.skipped)
         if dense is not None:
             notes += [f"dense: {note}" for note in dense.notes]
@@ -154,19 +155,27 @@ class DocsSearch:
             routes=routes,
         )
 
-    def _dense(self, request: RouteRequest, kind: SearchKind) -> tuple[RouteHits | None, str]:
-        """The dense route's chunks as units of ``kind`` (best rank each), and why it ran
-        or did not."""
+    def _dense(
+        self, request: RouteRequest, kind: SearchKind
+    ) -> tuple[RouteHits | None, str, list[str]]:
+        """The dense route's chunks as units of ``kind`` (best rank each), why it ran or
+        did not, and what the user should hear about that."""
         from greprag.routes.dense import dense_available, has_index
 
         mode = self.settings.routes
         if mode == "grep":
-            return None, "not run: grep requested"
+            return None, "not run: grep requested", []
         if not dense_available():
-            return None, "not run: dense extra not installed"
-        if not has_index(self.repo, self.settings):
-            return None, f"not run: the repo has no index (greprag index --repo {self.repo})"
-        hits = self.dense.route().search(request)
+            return None, "not run: dense extra not installed", []
+        reason = "question: dense joins when indexed"
+        if mode == "auto":
+            skip, tell = self.dense.auto_skip(reason)
+            if skip:
+                return None, f"not run: {skip}", [f"dense: {skip}"] * tell
+        elif not has_index(self.repo, self.settings):
+            return None, f"not run: the repo has no index (greprag index --repo {self.repo})", []
+        with self.dense.using() as route:
+            hits = route.search(request)
         units: list[Candidate] = []
         seen: set[tuple[str, int]] = set()
         for cand in hits.candidates:
@@ -180,7 +189,7 @@ class DocsSearch:
                 )
             )
         hits.candidates = units
-        return hits, "dense requested" if mode == "dense" else "question: dense joins when indexed"
+        return hits, "dense requested" if mode == "dense" else reason, []
 
     def _passages(
         self, ranked: list[Candidate], kind: SearchKind

@@ -298,25 +298,24 @@ def parse_words(output: bytes) -> tuple[list[WordMatch], list[str]]:
 
 def search_words(
     rg: Path, repo: Path, spec: SearchSpec, timeout: float = 20.0, only_matching: bool = True
-) -> tuple[list[WordMatch], list[str]]:
-    """Run ``build_words_argv`` in ``repo``: each match (or matched line), binary files."""
+) -> tuple[list[WordMatch], list[str], list[Skip]]:
+    """Run ``build_words_argv`` in ``repo``: each match (or matched line), the binary files,
+    and the files rg could not read as skips (rg exits 2 for those but searches the rest;
+    an exit 2 with no such file, like any other failure, raises ``SearchError``)."""
     if not spec.patterns:
-        return [], []
+        return [], [], []
+    proc = spawn(build_words_argv(rg, spec, only_matching), repo, stderr=subprocess.PIPE)
     try:
-        proc = subprocess.run(
-            build_words_argv(rg, spec, only_matching),
-            cwd=repo,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         raise SearchError(f"rg took longer than {timeout:.0f} s") from None
-    if proc.returncode not in (0, 1):
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SearchError(f"rg failed ({proc.returncode}): {message[0] if message else ''}")
-    return parse_words(proc.stdout)
+    skipped = _file_errors(err)
+    if proc.returncode not in (0, 1) and not (proc.returncode == 2 and skipped):
+        raise SearchError(f"rg failed ({proc.returncode}): {_first_error(err)}")
+    matches, binaries = parse_words(out)
+    return matches, binaries, skipped
 
 
 def _text_of(field: dict) -> str:

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from greprag.cli.common import JsonOpt, RepoOpt, fail, open_retriever, run
+from greprag.cli.common import (
+    CacheOpt,
+    JsonOpt,
+    RepoOpt,
+    RoutesOpt,
+    choice,
+    fail,
+    open_retriever,
+    resolve_target,
+    run,
+)
 
 __all__ = ["SEARCH_HELP", "search"]
 
@@ -16,8 +25,12 @@ SEARCH_HELP = (
     "Prints the best sections and definitions, each under a comment naming its file and "
     "lines (and path#anchor for HTML pages), within the token budget; a one-line summary "
     "goes to stderr. Markdown, reStructuredText, plain text, HTML manuals and docstrings "
-    "are read as sections; the dense route joins when the repo has an index (greprag "
-    "index). What docs mode changes is documented in configs/docs.toml.\n\n"
+    "are read as sections. The dense route joins when the repo has an index (greprag "
+    "index) and its model is loaded: in a running server, or with --routes dense (a "
+    "one-shot call otherwise skips the load, seconds, and says so). Without --repo the root is the nearest folder above the working directory "
+    "holding .git (or .hg, .svn, .greprag.toml). A running server (greprag serve) for the "
+    "repository answers when no --routes or --cache-dir is given. What docs mode changes "
+    "is documented in configs/docs.toml.\n\n"
     "Examples:\n\n"
     '  greprag search "how do I retry a request after a timeout" --repo .\n\n'
     '  greprag search "QuerySet.select_related" -r . --kind docs --k 3 --json'
@@ -27,7 +40,7 @@ KINDS = ("all", "code", "docs")
 
 def search(
     query: Annotated[str, typer.Argument(help="The question, in plain words.")],
-    repo: RepoOpt = Path("."),
+    repo: RepoOpt = None,
     json_out: JsonOpt = False,
     budget: Annotated[int | None, typer.Option("--budget", "-b", help="Token budget.")] = None,
     k: Annotated[
@@ -36,16 +49,26 @@ def search(
     kind: Annotated[
         str, typer.Option("--kind", help="all (default), code, or docs (docstrings count).")
     ] = "all",
-    routes: Annotated[
-        str | None,
-        typer.Option("--routes", help="grep, dense or auto (default: dense joins when indexed)."),
-    ] = None,
+    routes: RoutesOpt = None,
+    cache_dir: CacheOpt = None,
 ) -> None:
     """Search a repository's documentation and code with a plain-language question."""
     if kind not in KINDS:
         fail(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    retriever = open_retriever(repo, routes=routes)
-    result = run(lambda: retriever.search(query, budget=budget, k=k, kind=kind))
+    root, _ = resolve_target(repo, None)
+    result = None
+    if routes is None and cache_dir is None:
+        from greprag.server.client import search_remote  # a running server may answer
+
+        result = run(lambda: search_remote(root, query, budget=budget, k=k, kind=kind))
+    if result is None:
+        retriever = open_retriever(
+            root,
+            routes=choice(routes),
+            cache_dir=str(cache_dir) if cache_dir else None,
+            load_dense=choice(routes) == "dense",
+        )
+        result = run(lambda: retriever.search(query, budget=budget, k=k, kind=kind))
     from greprag import render
 
     for note in result.fallbacks:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,7 +103,7 @@ class DenseJoin:
         self._route = None  # greprag.routes.dense.DenseRoute
         self._lock = threading.Lock()
 
-    def _auto_skip(self, reason: str) -> tuple[str | None, bool]:
+    def auto_skip(self, reason: str) -> tuple[str | None, bool]:
         """Why ``auto`` leaves dense out although the evidence asked for it (or None), and
         whether that is worth a note (a repo without an index is the usual case: not)."""
         from greprag.routes.dense import has_index
@@ -117,6 +119,12 @@ class DenseJoin:
                 "pass --routes dense, or keep a process warm (greprag serve)"
             ), True
         return None, False
+
+    @contextmanager
+    def using(self) -> Iterator:  # Iterator[greprag.routes.dense.DenseRoute]
+        """The route, held under the lock every use of it takes (docs mode's searches)."""
+        with self._lock:
+            yield self.route()
 
     def route(self):  # -> greprag.routes.dense.DenseRoute
         if self._route is None:
@@ -185,7 +193,7 @@ class DenseJoin:
         if "dense" not in chosen:
             return Joined(ranked, {"dense": f"not run: {reason}"})
         if s.routes == "auto":
-            skip, tell = self._auto_skip(reason)
+            skip, tell = self.auto_skip(reason)
             if skip:
                 return Joined(ranked, {"dense": f"not run: {skip}"}, [f"dense: {skip}"] * tell)
         started = time.perf_counter()

@@ -103,16 +103,12 @@ def test_bad_requests_get_a_4xx_with_one_line(server):
     assert cases[0][0].body["kind"] == "RetrievalError"
 
 
-def test_search_is_there_when_the_library_has_it(server, repo, monkeypatch):
+def test_search_answers_as_the_library_does(server, repo, monkeypatch):
     from greprag.server.client import search_remote
 
     reply = server.post("/search", {"query": "load a batch of rows"})
     monkeypatch.setenv("GREPRAG_CACHE_DIR", str(server.cache))
     forwarded = search_remote(repo, "load a batch of rows", budget=2000)
-    if not hasattr(Retriever, "search"):
-        assert reply.status == 501 and "not available" in reply.body["error"]
-        assert forwarded is None, "a CLI search then works in-process"
-        pytest.skip("Retriever.search is not built yet: /search answers 501")
     assert reply.status == 200 and set(reply.body) >= RESULT_KEYS
     local = Retriever(repo).search("load a batch of rows", budget=2000)
     assert forwarded is not None and forwarded.blocks == local.blocks
