@@ -1,11 +1,12 @@
 """The MCP server (official ``mcp`` SDK, 2.x): tools over the ``Service``, stdio or HTTP.
 
 Tools: ``retrieve`` (a cursor by file/line/column, or the code before it), ``read`` (a
-file range ``path:start-end``), ``status`` (routes and index freshness), and ``search`` /
-``ask`` when this build's ``Retriever`` has them. Each answer is prompt-ready text within
-the token cap, opening with what was left out and how to get more; structured content
-carries the block list without the text. Bad input (a path outside the roots, a line
-past the end) comes back as a tool error of one line the model can act on.
+file range ``path:start-end``), ``status`` (routes and index freshness), ``search`` (a
+question over the docs and code), and ``ask`` when this build's ``Retriever`` has it.
+Each answer is prompt-ready text within the token cap, opening with what was left out
+and how to get more; structured content carries the block list without the text. Bad
+input (a path outside the roots, a line past the end) comes back as a tool error of one
+line the model can act on.
 """
 
 # no `from __future__ import annotations`: the SDK reads the tools' annotations as objects
@@ -118,22 +119,20 @@ def build_server(service: Service) -> MCPServer:
         }
         return render_result(_call(service, "retrieve", args))
 
-    if hasattr(Retriever, "search"):
-
-        @server.tool(
-            annotations=_READ_ONLY,
-            description="Search the repository's code and docs for a question, identifiers "
-            "or an error message; whole sections and blocks within a token budget.",
-        )
-        def search(
-            query: Annotated[str, text("search", "query")],
-            kind: Annotated[str | None, text("search", "kind")] = None,
-            k: Annotated[int | None, text("search", "k")] = None,
-            repo: Annotated[str | None, text("search", "repo")] = None,
-            budget: Annotated[int | None, text("search", "budget")] = None,
-        ) -> CallToolResult:
-            args = {"query": query, "kind": kind, "k": k, "repo": repo, "budget": budget}
-            return render_result(_call(service, "search", args))
+    @server.tool(
+        annotations=_READ_ONLY,
+        description="Search the repository's code and docs for a question, identifiers "
+        "or an error message; whole sections and blocks within a token budget.",
+    )
+    def search(
+        query: Annotated[str, text("search", "query")],
+        kind: Annotated[str | None, text("search", "kind")] = None,
+        k: Annotated[int | None, text("search", "k")] = None,
+        repo: Annotated[str | None, text("search", "repo")] = None,
+        budget: Annotated[int | None, text("search", "budget")] = None,
+    ) -> CallToolResult:
+        args = {"query": query, "kind": kind, "k": k, "repo": repo, "budget": budget}
+        return render_result(_call(service, "search", args))
 
     if hasattr(Retriever, "ask"):
 

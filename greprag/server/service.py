@@ -188,14 +188,13 @@ class Service:
         kind: str = "all",
     ) -> Answer:
         ws = self.pool.workspace(repo)
-        search = getattr(ws.retriever, "search", None)
-        if search is None:
-            raise NotAvailable("search is not available in this version of greprag")
         used, asked = self._budget(ws, budget)
         key = ("search", query, used, k, kind)
-        return self._answer(
-            ws, key, lambda: search(query, budget=used, k=k, kind=kind), used, asked, False, []
-        )
+
+        def compute() -> Any:
+            return ws.retriever.search(query, budget=used, k=k, kind=kind)
+
+        return self._answer(ws, key, compute, used, asked, False, [])
 
     def _ask(self, question: str, repo: str | None = None, budget: int | None = None) -> Answer:
         ws = self.pool.workspace(repo)
