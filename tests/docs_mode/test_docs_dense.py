@@ -70,3 +70,17 @@ def test_an_edited_doc_is_searched_as_it_is_now(indexed, tmp_path: Path):
         assert "docs/notes.md" in {b.path for b in result.blocks}
     finally:
         notes.unlink()
+
+
+def test_a_one_shot_search_skips_the_model_load_and_says_so(indexed):
+    repo, cache = indexed
+    question = "wait longer between attempts after each failure"
+    one_shot = Retriever(repo, routes="auto", dense_cache_dir=str(cache), load_dense=False)
+    result = one_shot.search(question, k=6)
+    assert result.routes["dense"].startswith("not run") and "one-shot" in result.routes["dense"]
+    assert any(note.startswith("dense:") and "greprag serve" in note for note in result.fallbacks)
+    assert {b.route for b in result.blocks} == {"grep"}
+    grep_only = Retriever(repo, routes="grep").search(question, k=6)
+    assert [(b.path, b.start_line) for b in result.blocks] == [
+        (b.path, b.start_line) for b in grep_only.blocks
+    ]
