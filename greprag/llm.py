@@ -10,13 +10,17 @@ repository's config). Without an API base or key, litellm's own variables apply
 from __future__ import annotations
 
 import os
+import queue
 import re
 import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
 from greprag.errors import LLMError
 
 NO_MODEL = "no LLM model configured (set GREPRAG_MODEL, or model in the user config)"
+_END = object()  # the stream finished
 
 
 def _litellm() -> Any:
@@ -67,20 +71,15 @@ def _call_with_deadline(call: Any, timeout: float) -> Any:
     return box["value"]
 
 
-def complete_json(
+def _request(
     model: str,
     messages: list[dict],
-    *,
     timeout: float,
-    api_base: str | None = None,
-    api_key: str | None = None,
-    max_tokens: int = 800,
-) -> str:
-    """Ask ``model`` and return the reply text, unparsed.
-
-    ``timeout`` caps the wall time of the request (the one-off litellm import is not
-    counted). No retries, so callers can fall back fast. Raises ``LLMError``.
-    """
+    api_base: str | None,
+    api_key: str | None,
+    max_tokens: int,
+) -> dict[str, Any]:
+    """litellm keyword arguments for one deterministic request, no retries."""
     if not model:
         raise LLMError(NO_MODEL)
     kwargs: dict[str, Any] = {
@@ -96,6 +95,24 @@ def complete_json(
         kwargs["api_base"] = api_base
     if api_key:
         kwargs["api_key"] = api_key
+    return kwargs
+
+
+def complete_json(
+    model: str,
+    messages: list[dict],
+    *,
+    timeout: float,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    max_tokens: int = 800,
+) -> str:
+    """Ask ``model`` and return the reply text, unparsed.
+
+    ``timeout`` caps the wall time of the request (the one-off litellm import is not
+    counted). No retries, so callers can fall back fast. Raises ``LLMError``.
+    """
+    kwargs = _request(model, messages, timeout, api_base, api_key, max_tokens)
     litellm = _litellm()
     response = _call_with_deadline(lambda: litellm.completion(**kwargs), timeout)
     try:
@@ -105,3 +122,53 @@ def complete_json(
     if not isinstance(content, str) or not content.strip():
         raise LLMError("empty answer")
     return content
+
+
+def _delta_text(chunk: Any) -> str:
+    try:
+        text = chunk.choices[0].delta.content
+    except (AttributeError, IndexError, TypeError):
+        return ""
+    return text if isinstance(text, str) else ""
+
+
+def stream_text(
+    model: str,
+    messages: list[dict],
+    *,
+    timeout: float,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    max_tokens: int = 800,
+) -> Iterator[str]:
+    """Yield ``model``'s reply piece by piece as it streams.
+
+    ``timeout`` caps the wall time of the whole answer (the litellm import excluded); a
+    timeout, an HTTP error or a broken stream raises ``LLMError``, after whatever pieces
+    already came (the caller decides what to keep).
+    """
+    kwargs = {**_request(model, messages, timeout, api_base, api_key, max_tokens), "stream": True}
+    litellm = _litellm()
+    pieces: queue.Queue[object] = queue.Queue()
+
+    def work() -> None:
+        try:
+            for chunk in litellm.completion(**kwargs):
+                if text := _delta_text(chunk):
+                    pieces.put(text)
+            pieces.put(_END)
+        except Exception as exc:  # handed to the consumer below
+            pieces.put(exc)
+
+    threading.Thread(target=work, name="greprag-llm-stream", daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            item = pieces.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise LLMError(f"timed out after {timeout:g} s") from None
+        if item is _END:
+            return
+        if isinstance(item, Exception):
+            raise LLMError(_describe(item)) from item
+        yield str(item)

@@ -92,7 +92,7 @@ class Block:
     route: str = "grep"
     outline: bool = False
     tokens: int = 0
-    anchor: str | None = None
+    anchor: str | None = None  # an HTML section's anchor: the browser opens path#anchor
 
     def header(self, comment: str = "#") -> str:
         """The line that labels the block in the prompt, as a comment of its language."""

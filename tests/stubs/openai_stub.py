@@ -4,6 +4,8 @@ with OpenAIStub() as stub:
     stub.reply(content='{"queries": []}', delay=0.0, status=200)
     ... litellm.completion(model="openai/stub-model", api_base=stub.api_base, ...)
     stub.requests  # JSON bodies received, in order; stub.headers their headers
+
+A request with ``"stream": true`` gets the content as server-sent events in small pieces.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 _PATHS = ("/v1/chat/completions", "/chat/completions")
+STREAM_PIECE = 7  # characters per streamed chunk: citations arrive split across chunks
 
 
 class OpenAIStub:
@@ -72,6 +75,15 @@ class OpenAIStub:
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
 
+    def _chunk(self, model: str, delta: dict[str, str], finish: str | None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         stub = self
 
@@ -89,7 +101,30 @@ class OpenAIStub:
                 if stub.status != 200:
                     self._send(stub.status, {"error": {"message": "stub failure"}})
                     return
+                if payload.get("stream"):
+                    self._stream(str(payload.get("model", "")))
+                    return
                 self._send(200, stub._body(str(payload.get("model", ""))))
+
+            def _stream(self, model: str) -> None:
+                """Server-sent events, as OpenAI streams: the content in small pieces."""
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    text = stub.content
+                    for start in range(0, len(text), STREAM_PIECE):
+                        delta = {"content": text[start : start + STREAM_PIECE]}
+                        self._event(stub._chunk(model, delta, None))
+                    self._event(stub._chunk(model, {}, "stop"))
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _event(self, body: dict[str, Any]) -> None:
+                self.wfile.write(b"data: " + json.dumps(body).encode() + b"\n\n")
+                self.wfile.flush()
 
             def _send(self, status: int, body: dict[str, Any]) -> None:
                 data = json.dumps(body).encode()
