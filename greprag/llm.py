@@ -14,6 +14,7 @@ import queue
 import re
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +29,9 @@ def _litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
+    # pydantic warns about litellm's own TypedDicts when streaming types are first built:
+    # noise on the user's terminal, nothing they can act on
+    warnings.filterwarnings("ignore", message=r".*`ReadOnly` qualifier", category=UserWarning)
     return litellm
 
 
