@@ -4,10 +4,10 @@ widen and pack → Result. Each stage lives in its own package; this module deci
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, context_at, context_of_text, repo_relative
@@ -25,6 +25,9 @@ from greprag.routes.grep import GrepRoute
 from greprag.syntax import BlockWidener
 from greprag.timing import Clock
 from greprag.tokens import preload_encoding
+
+if TYPE_CHECKING:
+    from docs_mode.ask import Answer
 
 __all__ = ["Retriever"]
 
@@ -238,6 +241,38 @@ class Retriever:
 
             self._docs = DocsSearch(self.repo, self.settings, dense=self.dense)
         return self._docs.search(query, budget=budget, k=k, kind=kind)
+
+    def ask(
+        self,
+        question: str,
+        *,
+        model: str | None = None,
+        budget: int | None = None,
+        k: int | None = None,
+        kind: str = "all",
+        on_text: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """Answer ``question`` from what ``search`` finds: the configured LLM (``model``,
+        else the ``model`` setting) reads the passages as quoted data and cites them;
+        citations of anything not given are removed. The checked text streams to
+        ``on_text``. No model, or a failing one, leaves ``Answer.error`` set and the
+        passages in ``Answer.result``.
+
+        >>> answer = Retriever("path/to/repo").ask("how do I retry after a timeout?")
+        >>> answer.text, [c.label for c in answer.citations]
+        """
+        from docs_mode.ask import answer
+
+        result = self.search(question, budget=budget, k=k, kind=kind)
+        return answer(
+            question,
+            result,
+            model=model or self.settings.model,
+            timeout=self.settings.answer_timeout,
+            api_base=self.settings.api_base or None,
+            api_key=self.settings.api_key or None,
+            on_text=on_text,
+        )
 
     def _search(self, request: RouteRequest) -> RouteHits:
         """Every always-on route, their hits in one list."""

@@ -8,18 +8,24 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from greprag.languages import get_language, language_for_path
 from greprag.models import Block, QueryPlan, Result
 from greprag.rg import rg_pattern
 
+if TYPE_CHECKING:
+    from docs_mode.ask import Answer
+
 __all__ = [
     "block_text",
+    "render_answer_json",
     "render_context",
     "render_explain",
     "render_json",
     "render_plan",
     "render_plan_json",
+    "render_sources",
     "render_summary",
 ]
 
@@ -126,3 +132,18 @@ def render_plan(plan: QueryPlan, rg: Path | str = "rg") -> str:
             argv += ["--", *q.paths]
         lines.append(f"{i:2d}. [{q.kind:8s} {q.purpose:10s} w={q.weight:.2f}] {shlex.join(argv)}")
     return "\n".join(lines)
+
+
+def render_sources(answer: Answer) -> str:
+    """The lines after a streamed answer: what it cited, else what it was given."""
+    if answer.citations:
+        return "Sources:\n" + "".join(f"  [{c.label}]\n" for c in answer.citations)
+    from docs_mode.ask import cite_label
+
+    given = "".join(f"  [{cite_label(b)}]\n" for b in answer.result.blocks)
+    return "Sources: none cited; the passages given were:\n" + given
+
+
+def render_answer_json(answer: Answer) -> str:
+    """``Answer.to_dict()`` as indented JSON (``greprag ask --json``)."""
+    return json.dumps(answer.to_dict(), indent=2)

@@ -1,7 +1,7 @@
 """The ``greprag`` command line (typer). Heavy modules load only when a command runs.
 
 One module per command group: ``retrieve`` (retrieve, queries), ``index`` (index, status),
-``serve`` (mcp, serve), ``docs`` (search); ``common`` holds the shared options, the exit
+``serve`` (mcp, serve), ``docs`` (search, ask); ``common`` holds the shared options, the exit
 codes and the one-line error.
 """
 
@@ -25,7 +25,7 @@ app = typer.Typer(
         "Give a cursor (--file, --line, --column; --repo defaults to the repository "
         "around the file) and get back the cross-file definitions and usages a completion "
         "model needs, packed into a token budget. No index to build; offline by default. Or ask "
-        "a question in plain words over the docs and code (greprag search)."
+        "a question in plain words over the docs and code (greprag search, greprag ask)."
         "\n\nExamples:\n\n"
         "  greprag retrieve --file app/service.py --line 42 --column 16\n\n"
         "  greprag queries --file app/service.py --line 42\n\n"
@@ -43,6 +43,7 @@ app.command(help=retrieve.QUERIES_HELP, epilog=EXIT_CODES)(retrieve.queries)
 app.command("index", help=index.INDEX_HELP, epilog=EXIT_CODES)(index.index_command)
 app.command("status", help=index.STATUS_HELP, epilog=EXIT_CODES)(index.status_command)
 app.command(help=docs.SEARCH_HELP, epilog=EXIT_CODES)(docs.search)
+app.command(help=docs.ASK_HELP, epilog=EXIT_CODES)(docs.ask)
 app.command("mcp", epilog=EXIT_CODES)(serve.mcp_command)
 app.command("serve", epilog=EXIT_CODES)(serve.serve_command)
 

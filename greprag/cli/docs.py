@@ -1,4 +1,5 @@
-"""``greprag search``: plain-language questions over a repository's docs and code."""
+"""``greprag search`` and ``greprag ask``: plain-language questions over a repository's
+docs and code; ``ask`` answers them with a model, citing what search found."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from greprag.cli.common import (
     CacheOpt,
     JsonOpt,
     RepoOpt,
+    RouterOpt,
     RoutesOpt,
     choice,
     fail,
@@ -18,7 +20,7 @@ from greprag.cli.common import (
     run,
 )
 
-__all__ = ["SEARCH_HELP", "search"]
+__all__ = ["ASK_HELP", "SEARCH_HELP", "ask", "search"]
 
 SEARCH_HELP = (
     "Search a repository's documentation and code with a plain-language question.\n\n"
@@ -36,29 +38,50 @@ SEARCH_HELP = (
     '  greprag search "how do I retry a request after a timeout" --repo .\n\n'
     '  greprag search "QuerySet.select_related" -r . --kind docs --k 3 --json'
 )
+ASK_HELP = (
+    "Answer a question about a repository from its docs and code, citing the passages.\n\n"
+    "Searches as greprag search does, then asks the configured model (any litellm name: "
+    "--model, $GREPRAG_MODEL, or model in the user config; never the repository's config) "
+    "to answer from those passages only. The answer streams to stdout; each citation "
+    "(path:start-end or page.html#anchor, in square brackets) is checked against the "
+    "passages given, and "
+    "one that names anything else is removed and reported on stderr. The cited sources "
+    "follow the answer. Repository text reaches the model as quoted data: instructions "
+    "inside it are not followed, and nothing the model says is run.\n\n"
+    "Without a model, prints the passages that would answer (exit 0). If the model fails "
+    "(timeout: answer_timeout, HTTP error), says so in one line, prints the passages, and "
+    "exits 3.\n\n"
+    "Examples:\n\n"
+    '  greprag ask "how do I retry a request after a timeout" --repo .\n\n'
+    '  GREPRAG_MODEL=openai/gpt-4o-mini greprag ask "where are webhooks verified?" -r . --json'
+)
 KINDS = ("all", "code", "docs")
+KindOpt = Annotated[
+    str, typer.Option("--kind", help="all (default), code, or docs (docstrings count).")
+]
+BudgetOpt = Annotated[int | None, typer.Option("--budget", "-b", help="Token budget.")]
+KOpt = Annotated[
+    int | None, typer.Option("--k", "-k", help="Blocks at most (default: the docs profile's).")
+]
 
 
 def search(
     query: Annotated[str, typer.Argument(help="The question, in plain words.")],
     repo: RepoOpt = None,
     json_out: JsonOpt = False,
-    budget: Annotated[int | None, typer.Option("--budget", "-b", help="Token budget.")] = None,
-    k: Annotated[
-        int | None, typer.Option("--k", "-k", help="Blocks at most (default: the docs profile's).")
-    ] = None,
-    kind: Annotated[
-        str, typer.Option("--kind", help="all (default), code, or docs (docstrings count).")
-    ] = "all",
+    budget: BudgetOpt = None,
+    k: KOpt = None,
+    kind: KindOpt = "all",
     routes: RoutesOpt = None,
     cache_dir: CacheOpt = None,
+    router: RouterOpt = None,
 ) -> None:
     """Search a repository's documentation and code with a plain-language question."""
     if kind not in KINDS:
         fail(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
     root, _ = resolve_target(repo, None)
     result = None
-    if routes is None and cache_dir is None:
+    if routes is None and cache_dir is None and router is None:
         from greprag.server.client import search_remote  # a running server may answer
 
         result = run(lambda: search_remote(root, query, budget=budget, k=k, kind=kind))
@@ -66,6 +89,7 @@ def search(
         retriever = open_retriever(
             root,
             routes=choice(routes),
+            router=choice(router),
             cache_dir=str(cache_dir) if cache_dir else None,
             load_dense=choice(routes) == "dense",
         )
@@ -79,3 +103,46 @@ def search(
         return
     typer.echo(result.context, nl=False)
     typer.echo(f"greprag: {render.render_summary(result)}", err=True)
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in plain words.")],
+    repo: RepoOpt = None,
+    json_out: JsonOpt = False,
+    model: Annotated[
+        str | None, typer.Option("--model", help="litellm model that answers (default: model).")
+    ] = None,
+    budget: BudgetOpt = None,
+    k: KOpt = None,
+    kind: KindOpt = "all",
+    router: RouterOpt = None,
+) -> None:
+    """Answer a question about a repository from its docs and code, citing the passages."""
+    if kind not in KINDS:
+        fail(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    root, _ = resolve_target(repo, None)
+    retriever = open_retriever(root, router=choice(router), model=model)
+    from greprag import render
+
+    def show(text: str) -> None:
+        typer.echo(text, nl=False)
+
+    stream = None if json_out else show
+    got = run(
+        lambda: retriever.ask(question, model=model, budget=budget, k=k, kind=kind, on_text=stream)
+    )
+    for note in [*got.result.fallbacks, *got.notes]:
+        typer.echo(f"greprag: note: {note}", err=True)
+    if json_out:
+        typer.echo(render.render_answer_json(got))
+    elif got.error is None:
+        typer.echo("\n\n" + render.render_sources(got), nl=False)
+    else:
+        typer.echo(("\n\n" if got.text else "") + got.result.context, nl=False)
+    if got.error is None:
+        return
+    if got.model is None:  # none configured: the passages are the answer
+        typer.echo(f"greprag: note: {got.error}; printed the passages that would answer", err=True)
+        return
+    typer.echo(f"greprag: error: {got.error}", err=True)
+    raise typer.Exit(3)
