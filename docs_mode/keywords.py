@@ -29,7 +29,16 @@ from greprag.fusion.bm25 import split_identifier
 from greprag.languages import words
 from greprag.rg import escape_regex
 
-__all__ = ["GENERIC_WORDS", "STOP_WORDS", "Term", "TermKind", "question_terms"]
+__all__ = [
+    "GENERIC_WORDS",
+    "STOP_WORDS",
+    "Term",
+    "TermKind",
+    "identifier_pattern",
+    "is_identifier",
+    "phrase_pattern",
+    "question_terms",
+]
 
 TermKind = Literal["identifier", "keyword", "stem", "phrase", "part", "synonym"]
 
@@ -83,7 +92,7 @@ class Term:
     source: str = ""  # the user's word a part or synonym came from
 
 
-def _is_identifier(token: str) -> bool:
+def is_identifier(token: str) -> bool:
     if token.startswith("-") or token.endswith("()"):
         return True
     core = token.strip("_$")
@@ -202,7 +211,7 @@ def question_terms(
     rest = question
     for match in _CODE_SPAN.finditer(question):
         span = match.group(1).strip()
-        if _TOKEN.fullmatch(span) and (_is_identifier(span) or span.isidentifier()):
+        if _TOKEN.fullmatch(span) and (is_identifier(span) or span.isidentifier()):
             _identifier_terms(span, p, terms)
         elif span:
             terms.add(Term(span, "phrase", p.phrase_weight, phrase_pattern(span)))
@@ -215,7 +224,7 @@ def question_terms(
     plain: list[str] = []
     kept: dict[str, float] = {}
     for token in _TOKEN.findall(rest):
-        if _is_identifier(token):
+        if is_identifier(token):
             if any(len(part) > 1 for part in re.split(r"\W+", token)):  # not "e.g"
                 _identifier_terms(token, p, terms)
             continue

@@ -57,7 +57,7 @@ class DocsSearch:
         self.profile = profile or load_profile()
         self.units = UnitCache(repo, self.profile)
         self.grep = SectionGrepRoute.from_settings(repo, settings, self.units, self.profile)
-        self.router = router or OfflineQuestionRouter(self.profile)
+        self.router = router or _router(self.profile, settings)
         self.dense = dense or DenseJoin(repo, settings)
         self.vectors = UnitVectors()
 
@@ -212,6 +212,16 @@ def _no_cycle_collection() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def _router(profile: DocsProfile, settings: Settings) -> QuestionRouter:
+    """The ``router`` setting's question router: offline, or a model over the offline one."""
+    offline = OfflineQuestionRouter(profile)
+    if settings.router != "llm":
+        return offline
+    from docs_mode.llm_router import LLMQuestionRouter
+
+    return LLMQuestionRouter(offline, settings)
 
 
 def _checked(question: str) -> str:
