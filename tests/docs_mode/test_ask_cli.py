@@ -25,7 +25,7 @@ def stub():
 
 def ask(repo: Path, *args: str, stub: OpenAIStub | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GREPRAG_")}
-    env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", GREPRAG_CONFIG=str(repo / "absent.toml"))
+    env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", XDG_CONFIG_HOME=str(repo / "no-user-config"))
     if stub is not None:
         env.update(
             GREPRAG_MODEL="openai/stub-model", GREPRAG_API_BASE=stub.api_base, GREPRAG_API_KEY="sk"
