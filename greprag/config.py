@@ -124,7 +124,7 @@ class Settings:
     api_base: str = ""
     api_key: str = ""
     llm_timeout: float = 8.0
-    answer_timeout: float = 60.0
+    answer_timeout: float = 45.0
     routes: str = "auto"
     rerank: str = "bm25"
     dedup: bool = True

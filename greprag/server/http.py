@@ -27,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from greprag.errors import GrepRAGError
-from greprag.server.service import OPERATIONS, NotAvailable, Service
+from greprag.server.service import OPERATIONS, Service
 
 __all__ = ["MAX_BODY_BYTES", "TIME_LIMIT_S", "build_app", "is_loopback", "openapi_schema"]
 
@@ -130,8 +130,6 @@ def _endpoint(service: Service, op: str, max_body: int, time_limit_s: float):
                 )
         except _Refused as exc:
             return _error(exc.status, exc.message)
-        except NotAvailable as exc:
-            return _error(501, exc.reason, kind="NotAvailable")
         except GrepRAGError as exc:  # kind: the error class, so a CLI exits as it would here
             return _error(400, exc.reason, kind=type(exc).__name__)
         except TimeoutError:  # before OSError, of which it is a kind

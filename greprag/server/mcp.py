@@ -2,7 +2,7 @@
 
 Tools: ``retrieve`` (a cursor by file/line/column, or the code before it), ``read`` (a
 file range ``path:start-end``), ``status`` (routes and index freshness), ``search`` (a
-question over the docs and code), and ``ask`` when this build's ``Retriever`` has it.
+question over the docs and code) and ``ask`` (the server's model answers it, citing passages).
 Each answer is prompt-ready text within the token cap, opening with what was left out
 and how to get more; structured content carries the block list without the text. Bad
 input (a path outside the roots, a line past the end) comes back as a tool error of one
@@ -21,7 +21,7 @@ from pydantic import Field
 from greprag.errors import GrepRAGError
 from greprag.server.service import OPERATIONS, Service
 
-__all__ = ["build_server", "render_result", "run_stdio"]
+__all__ = ["build_server", "render_answer", "render_result", "run_stdio"]
 
 INSTRUCTIONS = (
     "GrepRAG retrieves cross-file context from the served repositories: the definitions "
@@ -65,6 +65,24 @@ def render_result(payload: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=outline)
 
 
+def render_answer(payload: dict[str, Any]) -> CallToolResult:
+    """An ask payload as a tool result: the answer (or why there is none), then the
+    passages it drew on, as ``render_result`` shows them."""
+    passages = render_result(payload)
+    head = payload.get("answer") or f"No answer: {payload.get('error')}."
+    if payload.get("removed_citations"):
+        head += "\n(Removed citations of passages not given: "
+        head += ", ".join(payload["removed_citations"]) + ")"
+    text = f"{head}\n\nPassages: {passages.content[0].text}"
+    meta = {
+        **(passages.structured_content or {}),
+        "answer": payload.get("answer", ""),
+        "citations": payload.get("citations", []),
+        "error": payload.get("error"),
+    }
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=meta)
+
+
 def _render_read(payload: dict[str, Any]) -> CallToolResult:
     head = (
         f"{payload['path']}:{payload['start_line']}-{payload['end_line']} "
@@ -81,7 +99,6 @@ def _render_read(payload: dict[str, Any]) -> CallToolResult:
 def build_server(service: Service) -> MCPServer:
     """An MCPServer whose tools answer from ``service``."""
     from greprag import __version__
-    from greprag.pipeline import Retriever
 
     server = MCPServer(
         "greprag",
@@ -134,20 +151,21 @@ def build_server(service: Service) -> MCPServer:
         args = {"query": query, "kind": kind, "k": k, "repo": repo, "budget": budget}
         return render_result(_call(service, "search", args))
 
-    if hasattr(Retriever, "ask"):
-
-        @server.tool(
-            annotations=_READ_ONLY,
-            description="Answer a question about the repository from its code and docs, "
-            "with citations checked against the retrieved blocks.",
-        )
-        def ask(
-            question: Annotated[str, text("ask", "question")],
-            repo: Annotated[str | None, text("ask", "repo")] = None,
-            budget: Annotated[int | None, text("ask", "budget")] = None,
-        ) -> CallToolResult:
-            args = {"question": question, "repo": repo, "budget": budget}
-            return render_result(_call(service, "ask", args))
+    @server.tool(
+        annotations=_READ_ONLY,
+        description="Answer a question about the repository from its code and docs with "
+        "the server's model, citing passages (citations checked against them); without a "
+        "model, the passages that would answer.",
+    )
+    def ask(
+        question: Annotated[str, text("ask", "question")],
+        kind: Annotated[str | None, text("ask", "kind")] = None,
+        k: Annotated[int | None, text("ask", "k")] = None,
+        repo: Annotated[str | None, text("ask", "repo")] = None,
+        budget: Annotated[int | None, text("ask", "budget")] = None,
+    ) -> CallToolResult:
+        args = {"question": question, "kind": kind, "k": k, "repo": repo, "budget": budget}
+        return render_answer(_call(service, "ask", args))
 
     @server.tool(
         annotations=_READ_ONLY,

@@ -21,13 +21,9 @@ from greprag.errors import GrepRAGError, RetrievalError, SearchError
 from greprag.files import read_text
 from greprag.server.pool import Pool, Workspace
 
-__all__ = ["DEFAULT_MAX_TOKENS", "OPERATIONS", "Answer", "NotAvailable", "Param", "Service"]
+__all__ = ["DEFAULT_MAX_TOKENS", "OPERATIONS", "Answer", "Param", "Service"]
 
 DEFAULT_MAX_TOKENS = 8000
-
-
-class NotAvailable(GrepRAGError):
-    """An operation this build of GrepRAG does not have yet (``search``/``ask``)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +66,8 @@ OPERATIONS: dict[str, tuple[Param, ...]] = {
         Param("question", str, "A question about the repository's code or docs.", True),
         _REPO,
         _BUDGET,
+        Param("k", int, "How many sections or blocks the answer may draw on."),
+        Param("kind", str, "What to draw on: all (default), code or docs."),
     ),
     "read": (
         Param(
@@ -196,14 +194,20 @@ class Service:
 
         return self._answer(ws, key, compute, used, asked, False, [])
 
-    def _ask(self, question: str, repo: str | None = None, budget: int | None = None) -> Answer:
+    def _ask(
+        self,
+        question: str,
+        repo: str | None = None,
+        budget: int | None = None,
+        k: int | None = None,
+        kind: str = "all",
+    ) -> Answer:
+        """The search's payload plus the model's checked answer (``answer``, ``citations``;
+        ``error`` when no model is configured or it failed: the passages still come)."""
         ws = self.pool.workspace(repo)
-        ask = getattr(ws.retriever, "ask", None)
-        if ask is None:
-            raise NotAvailable("ask is not available in this version of greprag")
         used, asked = self._budget(ws, budget)
-        result = ask(question, budget=used)
-        return Answer(self._bounded(result.to_dict(), used, asked))
+        answer = ws.retriever.ask(question, budget=used, k=k, kind=kind)
+        return Answer(self._bounded(answer.to_dict(), used, asked))
 
     def _read(self, spec: str, repo: str | None = None) -> Answer:
         from greprag.tokens import count_tokens

@@ -118,8 +118,11 @@ class Server:
         return err
 
 
-def start_server(repos: list[Path], cache: Path, *args: str, token: str = "") -> Server:
-    """``greprag serve --port 0`` for ``repos``; returns once its runtime file is written."""
+def start_server(
+    repos: list[Path], cache: Path, *args: str, token: str = "", env: dict[str, str] | None = None
+) -> Server:
+    """``greprag serve --port 0`` for ``repos`` (``env`` added to its environment);
+    returns once its runtime file is written."""
     argv = [sys.executable, "-m", "greprag", "serve", "--port", "0"]
     for repo in repos:
         argv += ["--repo", str(repo)]
@@ -127,7 +130,7 @@ def start_server(repos: list[Path], cache: Path, *args: str, token: str = "") ->
         argv += ["--token", token]
     proc = subprocess.Popen(
         [*argv, *args],
-        env=cli_env(cache),
+        env={**cli_env(cache), **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
