@@ -8,7 +8,17 @@ from pathlib import Path
 
 from tree_sitter import Node, Tree
 
-from bench.facts import COMMON_METHODS, Location, Target, Use, first_positions
+from bench.facts import (
+    COMMON_METHODS,
+    Body,
+    Location,
+    Target,
+    Use,
+    body_size_ok,
+    char_column,
+    first_code_line,
+    first_positions,
+)
 from bench.treesitter import captures, cursor, occurrences, parse, same, text
 
 _TYPES = frozenset(
@@ -356,3 +366,43 @@ def analyze(root: Path, files: list[str]) -> list[Use]:
         uses.extend(_import_uses(project, jf))
         uses.extend(_implicit_uses(jf, tables, project_types))
     return uses
+
+
+_METHOD_BODIES = """[(method_declaration body: (block) @b)
+(constructor_declaration body: (constructor_body) @b)]"""
+
+
+def _body(jf: _File, block: Node) -> Body | None:
+    """The body of a method declared in a named type (anonymous classes left out)."""
+    method = block.parent
+    holder = method.parent if method is not None else None
+    if method is None or holder is None or holder.type not in _BODIES:
+        return None
+    owner = holder.parent.parent if holder.type == "enum_body_declarations" else holder.parent
+    if owner is None or owner.type not in _TYPES:
+        return None
+    statements = [c for c in block.named_children if not c.type.endswith("comment")]
+    if not statements or statements[0].start_point[0] <= block.start_point[0]:
+        return None  # empty, or a body that starts on the brace's line
+    brace_line = block.start_point[0] + 1
+    end_line = statements[-1].end_point[0] + 1
+    line = first_code_line(jf.lines, brace_line, end_line + 1)
+    if line is None or not body_size_ok(line, end_line):
+        return None
+    first = jf.lines[line - 1]
+    end_column = char_column(jf.lines[end_line - 1], statements[-1].end_point[1])
+    name = text(method.child_by_field_name("name"))
+    return Body(jf.path, line, len(first) - len(first.lstrip()), end_line, end_column, name)
+
+
+def function_bodies(root: Path, files: list[str]) -> list[Body]:
+    """Every method and constructor body of 2-30 lines in a named type, cursor on the
+    first non-blank line after the opening brace."""
+    project = JavaProject(root, [f for f in files if f.endswith(".java")])
+    bodies = []
+    for jf in project.files:
+        for block in captures("java", _METHOD_BODIES, jf.tree.root_node).get("b", []):
+            body = _body(jf, block)
+            if body is not None:
+                bodies.append(body)
+    return bodies

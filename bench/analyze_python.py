@@ -9,10 +9,13 @@ from pathlib import Path
 
 from bench.facts import (
     COMMON_METHODS,
+    Body,
     Location,
     Target,
     Use,
+    body_size_ok,
     char_column,
+    first_code_line,
     first_positions,
     read_text,
     stdlib_attributes,
@@ -306,3 +309,59 @@ def analyze(root: Path, files: list[str]) -> list[Use]:
         uses.extend(_import_uses(project, mod))
         uses.extend(_implicit_uses(mod, methods))
     return uses
+
+
+def _signature_end(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """The line (1-based) of the ``:`` that ends a def's signature."""
+    inner = [*node.args.args, *node.args.posonlyargs, *node.args.kwonlyargs, node.returns]
+    inner += [node.args.vararg, node.args.kwarg, *node.args.defaults, *node.args.kw_defaults]
+    last = max([node.lineno, *(n.end_lineno or 0 for n in inner if n is not None)])
+    for number in range(last, node.body[0].lineno + 1):
+        code = lines[number - 1].split("#", 1)[0].rstrip()
+        if code.endswith(":"):
+            return number
+    return node.body[0].lineno
+
+
+def _defs_to_write(body: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Module-level functions and methods (classes searched, function bodies not)."""
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.append(stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            found.extend(_defs_to_write(stmt.body))
+    return found
+
+
+def _body(mod: _Module, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Body | None:
+    first = node.body[0]
+    has_doc = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    if first.lineno <= node.lineno or (has_doc and len(node.body) == 1):
+        return None  # a one-line def, or nothing but a docstring
+    after = (first.end_lineno or first.lineno) if has_doc else _signature_end(mod.lines, node)
+    last = node.body[-1]
+    end_line = last.end_lineno or last.lineno
+    line = first_code_line(mod.lines, after, end_line + 1)
+    if line is None or not body_size_ok(line, end_line):
+        return None
+    text = mod.lines[line - 1]
+    end_column = char_column(mod.lines[end_line - 1], last.end_col_offset or 0)
+    return Body(mod.path, line, len(text) - len(text.lstrip()), end_line, end_column, node.name)
+
+
+def function_bodies(root: Path, files: list[str]) -> list[Body]:
+    """Every module-level function and method body of 2-30 lines, cursor after the
+    signature and docstring."""
+    project = PythonProject(root, [f for f in files if f.endswith(".py")])
+    bodies = []
+    for mod in project.modules.values():
+        for node in _defs_to_write(mod.tree.body):
+            body = _body(mod, node)
+            if body is not None:
+                bodies.append(body)
+    return bodies

@@ -43,19 +43,23 @@ _JDK_EXCLUDE = (
 
 @dataclass(frozen=True)
 class Corpus:
-    """One pinned project. ``source`` is ``pypi``, ``debian`` or ``npm``."""
+    """One pinned project. ``source`` is ``pypi`` (a wheel), ``sdist`` (a PyPI source
+    archive), ``debian`` or ``npm``. ``keep``: for ``npm`` and ``sdist``, the path
+    prefixes (relative to the package root) of what is unpacked; empty for all."""
 
     name: str
     lang: str
     source: str
     package: str
     version: str
+    keep: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
         return f"{self.name}-{self.version}"
 
 
+_TS_KEEP = ("src/", "package.json")  # the TypeScript sources
 CORPORA: tuple[Corpus, ...] = (
     Corpus("rich", "python", "pypi", "rich", "15.0.0"),
     Corpus("click", "python", "pypi", "click", "8.5.1"),
@@ -69,10 +73,21 @@ CORPORA: tuple[Corpus, ...] = (
     Corpus("django", "python", "pypi", "django", "5.2.19"),
     Corpus("jdk17", "java", "debian", "openjdk-17-source", "17.0.19+10-1~deb12u2"),
     Corpus("beanshell", "java", "debian", "bsh-src", "2.0b4-20"),
-    Corpus("zod", "typescript", "npm", "zod", "4.6.7"),
-    Corpus("rxjs", "typescript", "npm", "rxjs", "7.8.2"),
-    Corpus("query-core", "typescript", "npm", "@tanstack/query-core", "5.108.4"),
-    Corpus("immer", "typescript", "npm", "immer", "11.2.13"),
+    # Android's Java half of React Native (Facebook style) and JPype's Java bridge and test
+    # harness (Allman style: ``{`` on its own line)
+    Corpus(
+        "react-native",
+        "java",
+        "npm",
+        "react-native",
+        "0.71.19",
+        ("ReactAndroid/src/main/java/",),
+    ),
+    Corpus("jpype", "java", "sdist", "JPype1", "1.5.2", ("native/java/", "test/harness/")),
+    Corpus("zod", "typescript", "npm", "zod", "4.6.7", _TS_KEEP),
+    Corpus("rxjs", "typescript", "npm", "rxjs", "7.8.2", _TS_KEEP),
+    Corpus("query-core", "typescript", "npm", "@tanstack/query-core", "5.108.4", _TS_KEEP),
+    Corpus("immer", "typescript", "npm", "immer", "11.2.13", _TS_KEEP),
 )
 
 
@@ -215,13 +230,23 @@ def _npm_pack(corpus: Corpus, into: Path) -> Path:
     return tarballs[0]
 
 
-def _unpack_npm_src(tgz: Path, dest: Path) -> None:
-    """Keep ``src/`` (the TypeScript sources) and package.json."""
-    with tarfile.open(tgz, mode="r:gz") as tar:
+def _download_sdist(corpus: Corpus, into: Path) -> Path:
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+    argv += ["--disable-pip-version-check", "-q", "-d", str(into)]
+    proc = _run([*argv, f"{corpus.package}=={corpus.version}"])
+    archives = sorted(into.glob("*.tar.gz"))
+    if proc.returncode != 0 or not archives:
+        raise RuntimeError(f"pip download {corpus.package} sdist: {proc.stderr.strip()[-500:]}")
+    return archives[0]
+
+
+def _unpack_tar(archive: Path, dest: Path, keep: tuple[str, ...]) -> None:
+    """Unpack the files under ``keep`` (prefixes below the archive's top folder)."""
+    with tarfile.open(archive, mode="r:gz") as tar:
         members = []
         for member in tar.getmembers():
             rel = member.name.split("/", 1)[1] if "/" in member.name else member.name
-            if member.isfile() and (rel.startswith("src/") or rel == "package.json"):
+            if member.isfile() and (not keep or rel.startswith(keep)):
                 member.name = rel
                 members.append(member)
         tar.extractall(dest, members=members, filter="data")
@@ -252,7 +277,9 @@ def _fetch_into(corpus: Corpus, downloads: Path, dest: Path) -> None:
         deb = _apt_download(corpus, downloads)
         (_unpack_jdk if corpus.name == "jdk17" else _unpack_bsh)(deb, dest)
     elif corpus.source == "npm":
-        _unpack_npm_src(_npm_pack(corpus, downloads), dest)
+        _unpack_tar(_npm_pack(corpus, downloads), dest, corpus.keep)
+    elif corpus.source == "sdist":
+        _unpack_tar(_download_sdist(corpus, downloads), dest, corpus.keep)
     else:
         raise ValueError(f"unknown source {corpus.source!r}")
 

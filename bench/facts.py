@@ -77,6 +77,37 @@ class Use:
     kind: str = "import"
 
 
+@dataclass(frozen=True)
+class Body:
+    """A function or method body to write: the cursor sits at ``line``/``column`` (1-based
+    line, 0-based char column: the first non-blank line after the signature and its
+    docstring), and the body runs to ``end_line``/``end_column`` (exclusive char column)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    name: str
+
+
+# Body tasks: bodies of this many lines (cursor line to last line, inclusive).
+BODY_MIN_LINES = 2
+BODY_MAX_LINES = 30
+
+
+def body_size_ok(line: int, end_line: int) -> bool:
+    return BODY_MIN_LINES <= end_line - line + 1 <= BODY_MAX_LINES
+
+
+def first_code_line(lines: list[str], after: int, before: int) -> int | None:
+    """The first non-blank line (1-based) strictly after ``after`` and before ``before``."""
+    for number in range(after + 1, before):
+        if lines[number - 1].strip():
+            return number
+    return None
+
+
 def read_text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 

@@ -13,7 +13,9 @@ _COLUMNS = (
     ("errors", "errors", "{}"),
     ("gold_recall", "gold recall", "{:.3f}"),
     ("member_recall", "member recall", "{:.3f}"),
-    ("ident_recall", "missing-ident recall", "{:.3f}"),
+    ("ident_recall", "identifier recall", "{:.3f}"),
+    ("precision", "precision", "{:.3f}"),
+    ("mean_blocks", "blocks", "{:.1f}"),
     ("mean_tokens", "mean tokens", "{:.0f}"),
     ("p50_ms", "p50 ms", "{:.1f}"),
     ("p95_ms", "p95 ms", "{:.1f}"),
@@ -44,20 +46,31 @@ def _table(rows: list[dict[str, Any]], columns: tuple) -> list[str]:
     return lines
 
 
+# Per task kind: (row key, column title, format).
+_BY_KIND = (
+    ("gold_recall_by_kind", "gold recall", "{:.3f}"),
+    ("ident_recall_by_kind", "identifier recall", "{:.3f}"),
+    ("precision_by_kind", "precision", "{:.3f}"),
+    ("tokens_by_kind", "tokens", "{:.0f}"),
+)
+
+
 def markdown(rows: list[dict[str, Any]], with_generation: bool = False) -> str:
-    """One table per language, then gold recall by task kind."""
+    """One table per language, then per task kind: gold recall, identifier recall,
+    precision and tokens, each system side by side."""
     columns = _COLUMNS + (_GENERATION if with_generation else ())
     out: list[str] = []
     for lang in dict.fromkeys(r["lang"] for r in rows):
         lang_rows = [r for r in rows if r["lang"] == lang]
-        kinds = sorted({k for r in lang_rows for k in r["gold_recall_by_kind"]})
         out += [f"### {lang}", "", *_table(lang_rows, columns), ""]
-        kind_rows = [{"system": r["system"], **r["gold_recall_by_kind"]} for r in lang_rows]
-        kind_columns = (
-            ("system", "system", "{}"),
-            *((k, f"gold recall: {k}", "{:.3f}") for k in kinds),
-        )
-        out += [*_table(kind_rows, kind_columns), ""]
+        for key, title, fmt in _BY_KIND:
+            kinds = sorted({k for r in lang_rows for k in r.get(key, {})})
+            kind_rows = [{"system": r["system"], **r.get(key, {})} for r in lang_rows]
+            kind_columns = (
+                ("system", "system", "{}"),
+                *((k, f"{title}: {k}", fmt) for k in kinds),
+            )
+            out += [*_table(kind_rows, kind_columns), ""]
     return "\n".join(out)
 
 

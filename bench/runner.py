@@ -15,6 +15,7 @@ from bench import report
 from bench.corpora import cache_dir, corpora_for, fetch
 from bench.metrics import (
     TaskResult,
+    block_precision,
     edit_similarity,
     exact_match,
     identifier_f1,
@@ -45,19 +46,20 @@ def _log(message: str) -> None:
 
 
 def _score(task: Task, system: str, left: str, got: Retrieval) -> TaskResult:
+    missing = missing_identifiers(task.ground_truth, left, task.lang)
     return TaskResult(
         task_id=task.id,
         system=system,
         lang=task.lang,
         repo=task.repo,
         kind=task.kind,
-        gold_hit=target_hit(got.blocks, task.gold),
+        gold_hit=target_hit(got.blocks, task.gold) if task.gold else None,
         member_hit=target_hit(got.blocks, task.member_gold) if task.member_gold else None,
-        ident_recall=identifier_recall(
-            missing_identifiers(task.ground_truth, left, task.lang), got.context
-        ),
+        ident_recall=identifier_recall(missing, got.context),
         tokens=count_tokens(got.context),
         latency_ms=got.latency_ms,
+        precision=block_precision(got.blocks, missing),
+        blocks=len(got.blocks),
     )
 
 

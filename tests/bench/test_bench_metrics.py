@@ -9,6 +9,7 @@ import pytest
 from bench.facts import Location
 from bench.metrics import (
     TaskResult,
+    block_precision,
     covers,
     edit_similarity,
     exact_match,
@@ -20,6 +21,7 @@ from bench.metrics import (
     summarize,
     target_hit,
 )
+from bench.report import markdown
 from greprag.models import Block
 
 DEF = Location("pkg/mod.py", line=10, start_line=9, end_line=20)
@@ -56,6 +58,18 @@ def test_missing_identifiers_ignore_left_context_and_keywords():
     assert missing == {"width", "ready"}
     assert identifier_recall(missing, "def f(width): ...") == 0.5
     assert identifier_recall(set(), "anything") is None
+
+
+def test_precision_counts_blocks_holding_any_needed_identifier():
+    blocks = [
+        Block("a.py", 1, 3, "def scale(width): ...", 1.0),
+        Block("b.py", 1, 3, "def unrelated(): ...", 0.5),
+        Block("c.py", 1, 3, "x = ready and other", 0.2),
+        Block("d.py", 1, 3, "widths = 3  # not the same word", 0.1),
+    ]
+    assert block_precision(blocks, {"width", "ready"}) == 0.5
+    assert block_precision([], {"width"}) is None
+    assert block_precision(blocks, set()) is None
 
 
 def test_percentile_interpolates():
@@ -118,3 +132,19 @@ def test_summarize_aggregates_per_language_and_system():
     assert g["gold_recall_by_kind"] == {"import": 2 / 3, "line": 0.0}
     assert rows["b"]["gold_recall"] == 0.0 and rows["b"]["setup_s"] == 0.0
     assert g["exact_match"] is None
+
+
+def test_summarize_reports_recall_and_precision_per_kind_and_skips_absent_gold():
+    body = _result("g", False, 5.0, kind="body")
+    body.gold_hit, body.ident_recall, body.precision = None, 0.25, 0.5
+    line = _result("g", True, 5.0, kind="line")
+    line.precision = 1.0
+    row = summarize([body, line], {})[0]
+    assert row["gold_recall"] == 1.0  # the body task has no gold: left out
+    assert row["gold_recall_by_kind"] == {"line": 1.0}
+    assert row["ident_recall_by_kind"] == {"body": 0.25, "line": 1.0}
+    assert row["precision_by_kind"] == {"body": 0.5, "line": 1.0}
+    assert row["precision"] == 0.75
+    table = markdown([row])
+    assert "| identifier recall: body | identifier recall: line |" in table
+    assert "| precision: body | precision: line |" in table

@@ -5,7 +5,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bench.tasks import SUBSETS, build_tasks, filter_tasks, left_context, subset_tasks
+from bench.tasks import (
+    KINDS,
+    SUBSETS,
+    build_tasks,
+    filter_tasks,
+    left_context,
+    subset_tasks,
+)
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -236,3 +243,86 @@ def test_subset_limit_and_default_mix(tmp_path):
     root = _write(tmp_path, WIDE_PY)
     assert len(subset_tasks(root, "fixture", "python", "implicit", limit=1)) == 1
     assert subset_tasks(root, "fixture", "python") == build_tasks(root, "fixture", "python")
+
+
+BODY_PY = {
+    "pkg/geo.py": (
+        "import math\n"
+        "\n"
+        "\n"
+        "def distance(a, b):\n"
+        '    """Euclidean distance.\n'
+        "\n"
+        "    Between two points.\n"
+        '    """\n'
+        "\n"
+        "    # the straight line\n"
+        "    dx = a.x - b.x\n"
+        "    return math.hypot(dx, a.y - b.y)\n"
+        "\n"
+        "\n"
+        "def one_liner(x): return x\n"
+        "\n"
+        "\n"
+        "class Shape:\n"
+        "    def area(\n"
+        "        self,\n"
+        "    ) -> float:\n"
+        "        def inner():\n"
+        "            return 1\n"
+        "        return inner() * 2\n"
+    ),
+}
+
+
+def test_python_body_tasks_start_after_the_docstring_and_hold_the_whole_body(tmp_path):
+    root = _write(tmp_path, BODY_PY)
+    tasks = {t.name: t for t in subset_tasks(root, "fixture", "python", "body", limit=10)}
+    assert set(tasks) == {"distance", "area"}  # no one-liner, no nested def
+    distance = tasks["distance"]
+    assert (distance.kind, distance.line, distance.column) == ("body", 10, 4)
+    assert distance.ground_truth == (
+        "# the straight line\n    dx = a.x - b.x\n    return math.hypot(dx, a.y - b.y)"
+    )
+    assert distance.gold == () and left_context(root, distance).endswith('"""\n\n    ')
+    area = tasks["area"]
+    assert (area.line, area.column) == (22, 8)  # after a signature over three lines
+    assert area.ground_truth.endswith("return inner() * 2")
+
+
+BODY_JAVA = {
+    "src/p/Shop.java": (
+        "package p;\n"
+        "public class Shop {\n"
+        "    /** Adds an item. */\n"
+        "    public void add(Item item)\n"
+        "    {\n"
+        "        items.add(item);\n"
+        "        total += item.price();\n"
+        "    }\n"
+        "    Runnable r = new Runnable() {\n"
+        "        public void run() {\n"
+        "            System.out.println(1);\n"
+        "            System.out.println(2);\n"
+        "        }\n"
+        "    };\n"
+        "    public int size() { return items.size(); }\n"
+        "}\n"
+    ),
+}
+
+
+def test_java_body_tasks_cover_allman_braces_and_skip_anonymous_classes(tmp_path):
+    root = _write(tmp_path, BODY_JAVA)
+    tasks = subset_tasks(root, "fixture", "java", "body", limit=10)
+    assert [(t.name, t.line, t.column) for t in tasks] == [("add", 6, 8)]
+    assert tasks[0].ground_truth == "items.add(item);\n        total += item.price();"
+    assert left_context(root, tasks[0]).endswith("    {\n        ")
+
+
+def test_body_tasks_come_on_top_of_the_one_line_kinds(tmp_path):
+    root = _write(tmp_path, {**PY, **BODY_PY})
+    every = build_tasks(root, "fixture", "python", limit=8, seed=3)
+    one_line = build_tasks(root, "fixture", "python", limit=8, seed=3, kinds=KINDS)
+    assert [t for t in every if t.kind != "body"] == one_line
+    assert len([t for t in every if t.kind == "body"]) == 2  # a quarter of the limit
