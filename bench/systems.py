@@ -107,12 +107,23 @@ SYSTEMS: dict[str, Callable[[], System]] = {
     "greprag-no-dedup": lambda: GrepRAGSystem(
         "greprag-no-dedup", {"dedup": False, "routes": "grep"}
     ),
+    "greprag-no-similar": lambda: GrepRAGSystem(
+        "greprag-no-similar", {"routes": "grep", "similar": False}
+    ),
+    "greprag-no-compact": lambda: GrepRAGSystem(
+        "greprag-no-compact",
+        {"routes": "grep", "compact_after_share": 1.0, "similar_share": 1.0},
+    ),
     "grep+dense": lambda: GrepRAGSystem("grep+dense", {"routes": "auto"}),
     "cceval-bm25": lambda: SparseSystem("cceval-bm25", "bm25", 10, 10, 10),
     "repocoder-jaccard": lambda: SparseSystem("repocoder-jaccard", "jaccard", 20, 10, 20),
     "no-retrieval": NoRetrieval,
 }
-DEFAULT_SYSTEMS: tuple[str, ...] = tuple(name for name in SYSTEMS if name != "grep+dense")
+# Ablations of issue 8's parts run on request (``--systems``), not by default.
+ABLATIONS = ("greprag-no-similar", "greprag-no-compact")
+DEFAULT_SYSTEMS: tuple[str, ...] = tuple(
+    name for name in SYSTEMS if name != "grep+dense" and name not in ABLATIONS
+)
 
 
 def make_systems(names: list[str]) -> list[System]:

@@ -70,6 +70,11 @@ REPO_SETTINGS = frozenset(
         "definition_bonus",
         "dense_k",
         "dense_weight",
+        "similar",
+        "similar_weight",
+        "similar_share",
+        "compact_after_share",
+        "compact_tokens",
         "stale_bound_s",
     }
 )
@@ -153,6 +158,11 @@ class Settings:
     dense_k: int = 20
     dense_weight: float = 1.0
     stale_bound_s: float = 1.0
+    similar: bool = True
+    similar_weight: float = 2.0
+    similar_share: float = 0.5
+    compact_after_share: float = 0.25
+    compact_tokens: int = 120
     # what resolving said about its sources (ignored repo keys, ...); not a setting
     notes: tuple[str, ...] = field(default=(), compare=False, repr=False)
 

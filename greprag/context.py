@@ -250,20 +250,60 @@ def _bindings(lines: list[str], ctx: LocalContext) -> None:
                         ctx.assignments[c] = d
 
 
+_PY_DOC_QUOTES = ('"""', "'''")
+_PY_DEF_START = re.compile(r"^\s*(async\s+)?def\s")
+_PY_BLOCK_START = re.compile(
+    r"^\s*(if|elif|else|for|while|with|try|except|finally|class|match|case|async\s+(for|with))\b"
+)
+_SIGNATURE_LINES = 12  # a signature spread over more lines than this is not recognised
+
+
+def _skip_docstring(lines: list[str], index: int) -> int:
+    """The index of the line above a docstring that ends on line ``index`` (or ``index``)."""
+    stripped = lines[index].strip()
+    if not stripped.endswith(_PY_DOC_QUOTES):
+        return index
+    quote = stripped[-3:]
+    opened = stripped[:-3]
+    if quote in opened.lstrip("rRbBuUfF"):  # opens and closes on this line
+        return index - 1
+    for above in range(index - 1, -1, -1):
+        if quote in lines[above]:
+            return above - 1
+    return index
+
+
 def _empty_body(lines: list[str], prefix: str, lang: str | None) -> bool:
-    """The cursor opens an empty body: only whitespace typed after a ``:`` or ``{`` line."""
+    """The cursor opens an empty body: only whitespace typed after a function's signature
+    (and its docstring), spread over one line or several, ``{`` on its own line or not."""
     if prefix.strip():
         return False
-    for line in reversed(lines[:-1]):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if lang == "python" or lang is None:
-            if stripped.endswith(":") and re.match(r"(async\s+)?def\s", stripped):
-                return True
-            if stripped.startswith(('"""', "'''")) or stripped.endswith(('"""', "'''")):
-                continue  # a docstring right under the signature still counts as empty
-        return stripped.endswith("{") and bool(_BRACE_FUNC.search(stripped.rstrip("{")))
+    above = [i for i in range(len(lines) - 2, -1, -1) if lines[i].strip()]
+    if not above:
+        return False
+    last = above[0]
+    if lang in _BRACE_LANGS:
+        if not lines[last].rstrip().endswith("{"):
+            return False
+        header = _brace_header_before(lines, last)
+        m = _BRACE_FUNC.search(header)
+        return (
+            bool(m)
+            and m.group(1) not in _CONTROL
+            and not re.search(r"\bnew\s+[\w.<>]+\s*\($", header[: m.end(1) + 1])
+        )
+    last = _skip_docstring(lines, last)
+    while last >= 0 and not lines[last].strip():
+        last -= 1
+    if last < 0 or not lines[last].split("#", 1)[0].rstrip().endswith(":"):
+        return False
+    for index in range(last, max(-1, last - _SIGNATURE_LINES), -1):
+        if _PY_DEF_START.match(lines[index]):
+            return _indent(lines[index]) < len(prefix.expandtabs())
+        if _PY_BLOCK_START.match(lines[index]) or (
+            index < last and lines[index].rstrip().endswith(":")
+        ):
+            return False  # another block opens in between
     return False
 
 
@@ -277,6 +317,18 @@ def _clipped(lines: list[str]) -> list[str]:
         else (line[-MAX_LINE_CHARS:] if number == last else line[:MAX_LINE_CHARS])
         for number, line in enumerate(lines)
     ]
+
+
+def _brace_header_before(lines: list[str], index: int) -> str:
+    """The header a ``{`` at the end of line ``index`` closes: that line without the brace,
+    joined with the lines above it back to the previous statement (at most a few)."""
+    parts = [_strip_strings(lines[index]).rstrip().removesuffix("{")]
+    for above in range(index - 1, max(-1, index - 4), -1):
+        code = _strip_strings(lines[above]).strip()
+        if not code or code.endswith((";", "{", "}")) or code.startswith(("@", "*", "/")):
+            break
+        parts.insert(0, code)
+    return " ".join(part.strip() for part in parts)
 
 
 def build_local_context(

@@ -24,6 +24,7 @@ QueryPurpose = Literal[
     "synonym",
 ]
 QUERY_PURPOSES: tuple[str, ...] = get_args(QueryPurpose)
+SIMILAR_ROUTE = "similar"  # the route that finds code like the cursor's (routes/similar.py)
 
 
 @dataclass(frozen=True)

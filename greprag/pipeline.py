@@ -22,6 +22,7 @@ from greprag.router import OfflineRouter, Router
 from greprag.routes import Route, RouteHits, RouteRequest
 from greprag.routes.choose import DenseJoin
 from greprag.routes.grep import GrepRoute
+from greprag.routes.similar import SimilarRoute
 from greprag.syntax import BlockWidener
 from greprag.timing import Clock
 from greprag.tokens import preload_encoding
@@ -68,6 +69,8 @@ class Retriever:
         s = self.settings
         self.grep = GrepRoute.from_settings(self.repo, s) if given is None else None
         self.routes: list[Route] = [self.grep] if self.grep else given or []
+        if self.grep and s.similar:  # index-free similar code joins grep by default
+            self.routes.append(SimilarRoute(self.grep, weight=s.similar_weight))
         self.offline = OfflineRouter.from_settings(s)
         self.router = injected
         self.weights = ScoreWeights.from_settings(s)
@@ -160,7 +163,8 @@ class Retriever:
             imported=imported,
         )
         hits = self._search(request)
-        clock.lap("grep")
+        clock.lap("grep")  # every always-on route; each also reports its own time
+        clock.timings.update({k: v for k, v in hits.timings.items() if k != "grep"})
         ranked = score_candidates(
             hits.candidates,
             window=ctx.window,
@@ -283,4 +287,5 @@ class Retriever:
             merged.skipped += hits.skipped
             merged.notes += hits.notes
             merged.stats += hits.stats
+            merged.timings.update(hits.timings)
         return merged

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -147,6 +147,13 @@ def build_argv(rg: Path, spec: SearchSpec) -> list[str]:
     argv.append("--case-sensitive" if spec.case_sensitive else "--ignore-case")
     if spec.threads:
         argv += ["--threads", str(int(spec.threads))]
+    return argv + _types_patterns_paths(spec)
+
+
+def _types_patterns_paths(spec: SearchSpec) -> list[str]:
+    """The tail of every search argv: ``--type`` per language, ``-e`` per pattern, then the
+    paths after ``--``."""
+    argv = []
     for name in spec.langs:
         lang = get_language(name)
         if lang is None:
@@ -154,8 +161,7 @@ def build_argv(rg: Path, spec: SearchSpec) -> list[str]:
         argv += ["--type", lang.rg_type]
     for pattern in spec.patterns:
         argv += ["-e", pattern]
-    argv += ["--", *(spec.paths or (".",))]
-    return argv
+    return [*argv, "--", *(spec.paths or (".",))]
 
 
 def spawn(
@@ -343,6 +349,57 @@ def _path_of(field: dict) -> tuple[str, str | None]:
 def _clean_path(raw: str) -> str:
     path = raw[2:] if raw.startswith("./") else raw
     return path.replace(os.sep, "/")
+
+
+@dataclass(frozen=True)
+class WordHit:
+    """One occurrence of a searched word: the file, its 1-based line, the word."""
+
+    path: str
+    line_number: int
+    word: str
+
+
+def words_argv(rg: Path, spec: SearchSpec) -> list[str]:
+    """The rg argv that prints each whole-word occurrence of the literal ``spec.patterns``
+    as ``path NUL line:word``: no line text, so a frequent word costs little to read."""
+    argv = [str(rg), "--no-config", "--no-messages", "--no-unicode", "--null", "--no-heading"]
+    argv += ["--with-filename", "--line-number", "--only-matching", "--color", "never"]
+    argv += ["--fixed-strings", "--word-regexp", "--case-sensitive"]
+    argv += ["--max-count", str(int(spec.max_count_per_file)), "--max-filesize"]
+    return [*argv, spec.max_filesize, *_types_patterns_paths(spec)]
+
+
+def run_words(rg: Path, repo: Path, spec: SearchSpec, timeout: float = 20.0) -> list[WordHit]:
+    """Every whole-word occurrence of ``spec.patterns`` in ``repo`` (``words_argv``)."""
+    if not spec.patterns:
+        return []
+    proc = spawn(words_argv(rg, spec), repo, stderr=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise SearchError(f"rg took longer than {timeout:.0f} s") from None
+    if proc.returncode not in (0, 1) and not out:
+        raise SearchError(f"rg failed ({proc.returncode}): {_first_error(err)}")
+    return list(parse_word_hits(out))
+
+
+def parse_word_hits(output: bytes) -> Iterator[WordHit]:
+    """Parse ``words_argv`` output. Lines that do not parse (binary-file notices) and
+    paths that cannot name a block (not UTF-8, control characters) are left out."""
+    for raw in output.split(b"\n"):
+        path, sep, rest = raw.partition(b"\0")
+        number, colon, word = rest.partition(b":")
+        if not (sep and colon and number.isdigit()):
+            continue
+        try:
+            name = _clean_path(path.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+        if not _CONTROL.search(name):
+            yield WordHit(name, int(number), word.decode("utf-8", "replace"))
 
 
 def files_argv(rg: Path, langs: Sequence[str] = ()) -> list[str]:

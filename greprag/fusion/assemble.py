@@ -1,6 +1,7 @@
 """From ranked candidates to the packed context: pool → merge → widen → pack.
 
-The top ``dedup_pool`` share of the ranking enters dedup; ranges are merged per file,
+The top ``dedup_pool`` share of the ranking enters dedup (similar code, already the few best
+regions, enters whole); ranges are merged per file,
 widened to whole blocks lazily (only as packing reaches them) and packed best first into
 the budget. Lines of the file under the cursor are admitted only above the cursor, and
 only when asked. With ``dedup`` off every candidate is packed as its own range (the
@@ -22,7 +23,7 @@ from greprag.fusion.dedup import (
     take_pool,
 )
 from greprag.fusion.pack import LinesOf, Packed, pack
-from greprag.models import Candidate, Drop, QueryPlan
+from greprag.models import SIMILAR_ROUTE, Candidate, Drop, QueryPlan
 
 __all__ = ["MIN_BLOCK_CAP", "Assembly", "assemble"]
 
@@ -42,6 +43,14 @@ def _usage_only(item: MergedRange, plan: QueryPlan) -> bool:
     return bool(item.queries) and all(
         0 <= i < len(plan.queries) and plan.queries[i].purpose == "usage" for i in item.queries
     )
+
+
+def _pool(ranked: list[Candidate], share: float) -> list[Candidate]:
+    """The top ``share`` of the probes' candidates and every similar-code candidate (the
+    route sends only its best regions), best first."""
+    pool = take_pool([c for c in ranked if c.route != SIMILAR_ROUTE], share)
+    pool += [c for c in ranked if c.route == SIMILAR_ROUTE]
+    return sorted(pool, key=lambda c: -c.score)
 
 
 def _above_cursor_only(
@@ -78,7 +87,7 @@ def assemble(
     admit_above = s.include_current_file == "above"
     expansion: BlockExpansion | None = None
     if s.dedup:
-        merged = merge_ranges(take_pool(ranked, s.dedup_pool), gap=s.merge_gap)
+        merged = merge_ranges(_pool(ranked, s.dedup_pool), gap=s.merge_gap)
         merged = [replace(item, usage_only=_usage_only(item, plan)) for item in merged]
         merged = _above_cursor_only(merged, current_path, cursor_line, admit_above)
         expansion = BlockExpansion(merged, expand, gap=s.merge_gap)
@@ -92,6 +101,9 @@ def assemble(
         max_block_tokens=max(MIN_BLOCK_CAP, int(s.budget * s.max_block_share)),
         max_usage_tokens=s.max_usage_tokens,
         encoding=s.encoding,
+        compact_after=int(s.budget * s.compact_after_share),
+        compact_tokens=s.compact_tokens,
+        similar_share=s.similar_share,
     )
     if expansion is None:
         return Assembly(packed, [])

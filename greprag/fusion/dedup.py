@@ -120,20 +120,34 @@ class BlockExpansion:
                 start, end = item.start_line, item.end_line
                 item.outline_only = True
             item.start_line, item.end_line = start, end
-            keep = []
-            for other in self._pending:
-                if other.path == item.path and self._touches(other, start, end):
-                    item.start_line = min(item.start_line, other.start_line)
-                    item.end_line = max(item.end_line, other.end_line)
-                    item.match_lines |= other.match_lines
-                    item.queries |= other.queries
-                    item.members += other.members
-                    item.usage_only = item.usage_only and other.usage_only
+            while self._absorb(item) and not item.outline_only:
+                # a touching range stuck out of the block: widen the union again, so the
+                # block still ends where a unit ends (or show it as an outline)
+                start, end = self._expand(item.path, item.start_line, item.end_line)
+                if any(e.start_line <= end and start <= e.end_line for e in emitted):
+                    item.outline_only = True
                 else:
-                    keep.append(other)
-            self._pending = keep
+                    item.start_line, item.end_line = start, end
             emitted.append(item)
             yield item
+
+    def _absorb(self, item: MergedRange) -> bool:
+        """Fold the pending ranges of ``item``'s file that overlap or touch it into it;
+        True when that made it longer."""
+        before = (item.start_line, item.end_line)
+        keep = []
+        for other in self._pending:
+            if other.path == item.path and self._touches(other, item.start_line, item.end_line):
+                item.start_line = min(item.start_line, other.start_line)
+                item.end_line = max(item.end_line, other.end_line)
+                item.match_lines |= other.match_lines
+                item.queries |= other.queries
+                item.members += other.members
+                item.usage_only = item.usage_only and other.usage_only
+            else:
+                keep.append(other)
+        self._pending = keep
+        return (item.start_line, item.end_line) != before
 
     def emitted(self) -> list[MergedRange]:
         """The blocks produced so far, best first."""

@@ -5,6 +5,13 @@ left) is offered as its outline: for a class, its header, first docstring line a
 member signatures; for a function or statement, its signature and the matched lines,
 with explicit ``...`` elisions. The final context is re-counted as a whole, so the
 budget holds to the token.
+
+Definitions come first: once ``compact_after`` tokens are used, a block the probes found
+goes in only in a compact form (at most ``compact_tokens``: its outline or signature and
+matched lines), since a definition that far down the ranking is less likely the one
+needed, and its signature is what names it. Similar code (``SIMILAR_ROUTE``) keeps its
+body, which is what a completion copies, up to ``similar_share`` of the budget; past
+that, it waits until everything else had its turn.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from dataclasses import dataclass
 from greprag import syntax
 from greprag.fusion.dedup import MergedRange
 from greprag.languages import language_for_path
-from greprag.models import Block, Drop
+from greprag.models import SIMILAR_ROUTE, Block, Drop
 from greprag.render import block_text, render_context
 from greprag.tokens import count_tokens
 
@@ -67,13 +74,17 @@ def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[
                 if outline:
                     yield outline
                 break
-    keep: set[int] = set(range(start, first + 1))
+    signature: set[int] = set(range(start, first + 1))
+    keep = set(signature)
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
     headers = {n for n in range(first + 1, end + 1) if _DEF_HEADER.match(lines[n - 1])}
     if headers - keep:
         yield _elide(lines, keep | headers, start, end)
     yield _elide(lines, keep, start, end)
+    bare = signature | set(item.match_lines)
+    if bare != keep:
+        yield _elide(lines, bare, start, end)  # the signature and the matched lines alone
 
 
 _DECORATION = re.compile(r"\s*(@|#\[|\[|/\*\*|\*|//|$)")
@@ -108,35 +119,26 @@ def _first_fitting(
 MIN_USEFUL_TOKENS = 24
 
 
-def pack(
-    ranges: Iterable[MergedRange],
-    lines_of: LinesOf,
-    *,
-    budget: int,
-    max_block_tokens: int | None = None,
-    max_usage_tokens: int | None = None,
-    encoding: str = "cl100k_base",
-) -> Packed:
-    """Pack ranges (best first) into at most ``budget`` tokens.
+@dataclass
+class _Packer:
+    """The running state of one ``pack``: what is chosen, dropped and used."""
 
-    Stops taking ranges once fewer than ``MIN_USEFUL_TOKENS`` are left, so lazily
-    produced ranges past that point are never computed. A range only usage probes hit
-    goes in whole up to ``max_usage_tokens``; past that, its call sites are what counts.
-    """
-    cap = max_block_tokens or budget
-    chosen: list[Block] = []
-    dropped: list[Drop] = []
-    used = 0
-    for item in ranges:
-        if budget - used < MIN_USEFUL_TOKENS:
-            dropped.append(
-                Drop(item.path, item.start_line, item.end_line, "budget full", round(item.score, 4))
-            )
-            break
-        lines = lines_of(item.path)
+    lines_of: LinesOf
+    budget: int
+    cap: int
+    encoding: str
+    chosen: list[Block]
+    dropped: list[Drop]
+    used: int = 0
+    similar_used: int = 0
+
+    def block(self, item: MergedRange, limit: int, compact: int | None) -> Block | Drop | None:
+        """``item`` whole within ``limit``, else its longest shortened form within the cap
+        (``compact``: within that many tokens); a Drop when nothing fits."""
+        lines = self.lines_of(item.path)
         end = min(item.end_line, len(lines))
         if end < item.start_line:
-            continue
+            return None
         whole = Block(
             path=item.path,
             start_line=item.start_line,
@@ -146,23 +148,77 @@ def pack(
             route=item.route,
         )
         if not whole.text.strip():  # a hit on blank lines (a pattern like ^\s+$) says nothing
-            dropped.append(Drop(item.path, item.start_line, end, "blank lines", whole.score))
-            continue
-        whole.tokens = count_tokens(block_text(whole), encoding)
-        left = budget - used
-        limit = min(cap, max_usage_tokens) if item.usage_only and max_usage_tokens else cap
+            return Drop(item.path, item.start_line, end, "blank lines", whole.score)
+        whole.tokens = count_tokens(block_text(whole), self.encoding)
+        left = self.budget - self.used
+        if compact is not None:
+            limit = min(limit, compact)
         if whole.tokens <= min(limit, left) and not item.outline_only:
-            chosen.append(whole)
-            used += whole.tokens + 1
-            continue
-        short = _first_fitting(item, lines, end, whole.score, min(cap, left), left, encoding)
+            return whole
+        cap = min(self.cap if compact is None else compact, left)
+        short = _first_fitting(item, lines, end, whole.score, cap, left, self.encoding)
         if short is not None:
-            chosen.append(short)
-            used += short.tokens + 1
-            continue
+            return short
         reason = f"over budget ({whole.tokens} tokens whole, {left} left)"
-        dropped.append(Drop(item.path, item.start_line, end, reason, whole.score))
-    return finish(chosen, dropped, budget, encoding)
+        return Drop(item.path, item.start_line, end, reason, whole.score)
+
+    def take(self, block: Block) -> None:
+        self.chosen.append(block)
+        self.used += block.tokens + 1
+        if block.route == SIMILAR_ROUTE:
+            self.similar_used += block.tokens + 1
+
+
+def pack(
+    ranges: Iterable[MergedRange],
+    lines_of: LinesOf,
+    *,
+    budget: int,
+    max_block_tokens: int | None = None,
+    max_usage_tokens: int | None = None,
+    encoding: str = "cl100k_base",
+    compact_after: int | None = None,
+    compact_tokens: int = 120,
+    similar_share: float = 1.0,
+) -> Packed:
+    """Pack ranges (best first) into at most ``budget`` tokens.
+
+    Stops taking ranges once fewer than ``MIN_USEFUL_TOKENS`` are left, so lazily
+    produced ranges past that point are never computed. A range only usage probes hit
+    goes in whole up to ``max_usage_tokens``; past that, its call sites are what counts.
+    Past ``compact_after`` tokens, ranges other than similar code go in compact; similar
+    code beyond ``similar_share`` of the budget waits until the end.
+    """
+    packer = _Packer(lines_of, budget, max_block_tokens or budget, encoding, [], [])
+    waiting: list[Block] = []
+    for item in ranges:
+        if budget - packer.used < MIN_USEFUL_TOKENS:
+            packer.dropped.append(
+                Drop(item.path, item.start_line, item.end_line, "budget full", round(item.score, 4))
+            )
+            break
+        limit = packer.cap
+        if item.usage_only and max_usage_tokens:
+            limit = min(limit, max_usage_tokens)
+        similar = item.route == SIMILAR_ROUTE
+        late = compact_after is not None and packer.used >= compact_after
+        result = packer.block(item, limit, compact_tokens if late and not similar else None)
+        if isinstance(result, Drop):
+            packer.dropped.append(result)
+        elif result is not None:
+            if similar and packer.similar_used + result.tokens > similar_share * budget:
+                waiting.append(result)
+            else:
+                packer.take(result)
+    for block in waiting:  # similar code past its share, if room is left
+        if packer.used + block.tokens <= budget:
+            packer.take(block)
+        else:
+            reason = f"similar code past its share ({block.tokens} tokens)"
+            packer.dropped.append(
+                Drop(block.path, block.start_line, block.end_line, reason, block.score)
+            )
+    return finish(packer.chosen, packer.dropped, budget, encoding)
 
 
 def finish(chosen: list[Block], dropped: list[Drop], budget: int, encoding: str) -> Packed:

@@ -289,11 +289,76 @@ def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
     return _brace_with_docs(scan, start) + 1, end + 1
 
 
+def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:
+    """[start, end] (1-based) grown to whole units of one level: up to the header of the
+    block the first line sits in when the range runs out of that block, and down to the
+    end of a block the range opens but does not close."""
+    lines = scan.lines
+    code = [n for n in range(start - 1, end) if _py_code(scan, n)]
+    if not code:
+        return start, end
+    level = min(_indent(lines[n]) for n in code)
+    first = start - 1
+    if _indent(lines[code[0]]) > level:
+        for n in range(code[0] - 1, -1, -1):
+            if _py_code(scan, n) and _indent(lines[n]) <= level:
+                first = _py_with_decorators(scan, n)
+                break
+        else:
+            first = 0
+    last = end - 1
+    for n in range(end, len(lines)):
+        if not _py_code(scan, n):
+            continue
+        if _indent(lines[n]) <= level and not lines[n].lstrip().startswith(_CLOSERS):
+            break
+        last = n
+    return first + 1, last + 1
+
+
+def brace_balance(scan: _BraceScan, start: int, end: int) -> tuple[int, int] | None:
+    """[start, end] (1-based) grown until its braces balance: up to the header of a block
+    it leaves, down to the close of a block it opens; None when that does not happen
+    within ``_MAX_BLOCK_LINES``."""
+    after = scan.depth[end] if end < len(scan.depth) else 0
+    base = min(after, *(scan.depth[n] for n in range(start - 1, end)))
+    first = start - 1
+    if scan.depth[first] > base:  # the range closes a block opened above it
+        while first > 0 and not (scan.depth[first] == base and "{" in scan.code[first]):
+            first -= 1
+        first = _brace_with_docs(scan, first)
+    last = end - 1
+    while after > base:  # the range opens a block it does not close
+        last += 1
+        if last >= len(scan.lines) or last - end > _MAX_BLOCK_LINES:
+            return None
+        after = scan.depth[last + 1] if last + 1 < len(scan.depth) else 0
+    return first + 1, last + 1
+
+
 class LocalExpander:
     """Per-file scans, built once per file and reused for every hit in it."""
 
     def __init__(self) -> None:
         self._scans: dict[str, _PyScan | _BraceScan | None] = {}
+
+    def _scan(self, path: str, lines: list[str], lang: str) -> _PyScan | _BraceScan | None:
+        if path not in self._scans:
+            self._scans[path] = _python_scan(lines) if lang == "python" else _brace_scan(lines)
+        return self._scans[path]
+
+    def balance(
+        self, path: str, lines: list[str], lang: str | None, start: int, end: int
+    ) -> tuple[int, int] | None:
+        """[start, end] grown to whole units of one level (a range of several units can
+        start inside a class and end outside it, or the other way round); None when the
+        scan cannot tell."""
+        scan = self._scan(path, lines, lang) if lang is not None else None
+        if scan is None or not 1 <= start <= end <= len(lines):
+            return None
+        if isinstance(scan, _PyScan):
+            return python_balance(scan, start, end)
+        return brace_balance(scan, start, end)
 
     def expand(
         self, path: str, lines: list[str], lang: str | None, lo: int, hi: int
@@ -301,10 +366,7 @@ class LocalExpander:
         """The block around lines lo..hi, or None when tree-sitter should decide."""
         if lang is None:
             return None
-        scan = self._scans.get(path)
-        if path not in self._scans:
-            scan = _python_scan(lines) if lang == "python" else _brace_scan(lines)
-            self._scans[path] = scan
+        scan = self._scan(path, lines, lang)
         if scan is None:
             return None
         expand_one = python_expand if isinstance(scan, _PyScan) else brace_expand

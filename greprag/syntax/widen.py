@@ -50,6 +50,8 @@ class BlockWidener:
             spans = file_spans(path, text, name)
             widened = expand_range(text, name, start, end, spans)
         start, end = widened
+        if start < end:  # several units: one level only, no block left half open
+            start, end = self._local.balance(path, lines, name, start, end) or (start, end)
         if len(lines) <= SMALL_FILE_LINES and (end - start + 1) * 2 >= len(lines):
             start, end = 1, len(lines)  # most of a small file: take its imports/constants too
         if path == self._current_path:  # the current file's lines are admitted above the cursor

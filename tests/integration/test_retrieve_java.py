@@ -60,9 +60,14 @@ def test_generic_identifiers_do_not_flood(java_repo, retriever):
     gold = line_of(java_repo, f"{SRC}/jobs/JobScheduler.java", r"public class JobScheduler")
     assert covering(res, f"{SRC}/jobs/JobScheduler.java", gold), describe(res)
     assert "public void submit" in res.context, describe(res)
-    noise = [b for b in res.blocks if b.path.startswith(DISTRACTORS)]
-    assert len(noise) <= 3, f"{len(noise)} distractor blocks: {describe(res)}"
-    assert sum(b.tokens for b in noise) <= res.tokens // 2, describe(res)
+    # probes for generic names (init, config, run) never bring the distractors in; the
+    # similar-code route may fill the rest of the budget with them, after the definition
+    probed = [b for b in res.blocks if b.path.startswith(DISTRACTORS) and b.route != "similar"]
+    assert len(probed) <= 3, f"{len(probed)} distractor blocks: {describe(res)}"
+    assert sum(b.tokens for b in probed) <= res.tokens // 2, describe(res)
+    scheduler = covering(res, f"{SRC}/jobs/JobScheduler.java", gold)[0]
+    similar = [b for b in res.blocks if b.route == "similar"]
+    assert all(b.score < scheduler.score for b in similar), describe(res)
     assert res.queries[0].identifier not in {"init", "config", "run", "get", "data"}
 
 

@@ -90,9 +90,14 @@ def test_generic_identifiers_do_not_flood(py_repo, retriever):
     assert covering(res, "scheduler/engine.py", gold), describe(res)
     best = max(res.blocks, key=lambda b: b.score)
     assert best.path in ("scheduler/engine.py", "config/settings.py"), describe(res)
-    noise = [b for b in res.blocks if b.path.startswith(DISTRACTORS)]
-    assert len(noise) <= 3, f"{len(noise)} distractor blocks: {describe(res)}"
-    assert sum(b.tokens for b in noise) <= res.tokens // 2, describe(res)
+    # probes for generic names never bring the distractors in; the similar-code route may
+    # fill the rest of the budget with them, below the definition
+    probed = [b for b in res.blocks if b.path.startswith(DISTRACTORS) and b.route != "similar"]
+    assert len(probed) <= 3, f"{len(probed)} distractor blocks: {describe(res)}"
+    assert sum(b.tokens for b in probed) <= res.tokens // 2, describe(res)
+    engine = covering(res, "scheduler/engine.py", gold)[0]
+    similar = [b for b in res.blocks if b.route == "similar"]
+    assert all(b.score < engine.score for b in similar), describe(res)
     assert res.queries[0].identifier not in GENERIC, describe(res)
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from greprag import Retriever
+from greprag.files import FileCache
 from greprag.models import Candidate, Query, QueryPlan
 from greprag.routes import Route, RouteRequest
 from greprag.routes.grep import GrepRoute
+from greprag.routes.similar import SimilarRoute
 from greprag.routes.static import StaticRoute
 from tests.conftest import check_invariants, cursor, line_of
 
@@ -50,7 +52,8 @@ def test_an_injected_router_plans_for_the_real_grep_route(py_repo):
     where = cursor(py_repo, "pipeline/processor.py", "self.loader.", "self.loader.")
     res = Retriever(py_repo, router=_OneQueryRouter()).retrieve(**where.kwargs())
     assert res.router == "fixed" and [q.identifier for q in res.queries] == ["Config"]
-    assert res.blocks and all(b.path == "config/settings.py" for b in res.blocks)
+    probed = [b for b in res.blocks if b.route != "similar"]  # the similar route runs too
+    assert probed and all(b.path == "config/settings.py" for b in probed)
 
 
 def test_a_static_route_answer_can_depend_on_the_request(py_repo):
@@ -64,3 +67,63 @@ def test_a_static_route_answer_can_depend_on_the_request(py_repo):
     Retriever(py_repo, routes=[StaticRoute(answer)]).retrieve(**where.kwargs())
     assert seen and seen[0].exclude_path == where.file and seen[0].cursor_line == where.line
     assert seen[0].imported.get("DataLoader") == "data/loader.py"
+
+
+def _similar_request(repo, where) -> tuple[RouteRequest, SimilarRoute]:
+    retriever = Retriever(repo)
+    ctx = retriever.local_context(where.file, where.line, where.column)
+    request = RouteRequest(
+        QueryPlan(queries=[]), ctx, FileCache(retriever.repo), ctx.path, ctx.line
+    )
+    return request, SimilarRoute(GrepRoute(retriever.repo))
+
+
+def test_the_similar_route_finds_the_sibling_of_an_empty_body(py_repo):
+    where = cursor(py_repo, "transforms/normalize.py", "raise NotImplementedError", "        ")
+    request, route = _similar_request(py_repo, where)
+    assert request.ctx.empty_body
+    hits = route.search(request)
+    assert hits.route == "similar" and "similar" in hits.timings
+    assert hits.candidates and all(c.path != where.file for c in hits.candidates)
+    # the base class's method and the sibling subclass's come first
+    top = {c.path: c for c in hits.candidates[:2]}
+    assert set(top) == {"transforms/base.py", "transforms/scale.py"}
+    sibling = line_of(py_repo, "transforms/scale.py", r"def transform")
+    assert top["transforms/scale.py"].start_line <= sibling <= top["transforms/scale.py"].end_line
+    assert all(c.route == "similar" and 0 < c.prior <= 2.0 for c in hits.candidates)
+    assert [c.prior for c in hits.candidates] == sorted(
+        (c.prior for c in hits.candidates), reverse=True
+    )
+
+
+def test_the_sibling_is_packed_whole_from_the_similar_route(py_repo):
+    where = cursor(py_repo, "transforms/normalize.py", "raise NotImplementedError", "        ")
+    res = Retriever(py_repo).retrieve(**where.kwargs())
+    check_invariants(py_repo, res, where.file, 4096)
+    sibling = [b for b in res.blocks if b.path == "transforms/scale.py"]
+    assert sibling and "similar" in sibling[0].route.split("+")
+    assert "scaled[column] = row[column] * self.factor" in sibling[0].text
+    off = Retriever(py_repo, similar=False).retrieve(**where.kwargs())
+    assert all("similar" not in b.route for b in off.blocks)
+
+
+def test_the_similar_route_admits_the_current_file_only_above_the_cursor(java_repo):
+    worker = "src/main/java/com/shop/workers/CleanupWorker.java"
+    where = cursor(java_repo, worker, 'config.get("cleanup")', "        ")
+    request, route = _similar_request(java_repo, where)
+    found = {c.path for c in route.search(request).candidates}
+    assert worker not in found
+    assert {p.rsplit("/", 1)[-1] for p in found} >= {"MetricsWorker.java", "ReportWorker.java"}
+    request.admit_above_cursor = True
+    above = [c for c in route.search(request).candidates if c.path == worker]
+    assert all(c.end_line < where.line for c in above)
+
+
+def test_a_failing_rg_costs_the_similar_route_its_answer_not_the_retrieval(py_repo, tmp_path):
+    fake = tmp_path / "rg"
+    fake.write_text("#!/bin/sh\necho 'rg: broken' >&2\nexit 2\n")
+    fake.chmod(0o755)
+    where = cursor(py_repo, "transforms/normalize.py", "raise NotImplementedError", "        ")
+    request, _ = _similar_request(py_repo, where)
+    hits = SimilarRoute(GrepRoute(py_repo, rg_path=str(fake))).search(request)
+    assert hits.candidates == [] and hits.notes == ["similar: rg failed (2): broken"]

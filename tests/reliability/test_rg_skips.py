@@ -132,7 +132,8 @@ def test_an_odd_file_name_is_a_skip_walked_or_listed(loader_repo, name, reason):
 )
 def test_a_regex_rg_rejects_drops_only_that_query(loader_repo, bad, reason):
     router = Proposed(bad, r"^class\s+DataLoader\b")
-    res = Retriever(loader_repo, router=router).retrieve(file="app.py", line=4)
+    # the plan's queries alone: the similar route, which no plan steers, stays off
+    res = Retriever(loader_repo, router=router, similar=False).retrieve(file="app.py", line=4)
     assert [b.path for b in res.blocks] == ["pkg/loader.py"]
     assert any("rejected by rg" in n and reason in n for n in res.fallbacks), res.fallbacks
 
@@ -143,7 +144,8 @@ def test_a_regex_rg_rejects_drops_only_that_query(loader_repo, bad, reason):
     "empty result, exit 0, one note per rejected query",
 )
 def test_every_regex_rejected_is_an_empty_result(loader_repo):
-    res = Retriever(loader_repo, router=Proposed(r"x\Z", "y{,2}")).retrieve(file="app.py", line=4)
+    router = Proposed(r"x\Z", "y{,2}")
+    res = Retriever(loader_repo, router=router, similar=False).retrieve(file="app.py", line=4)
     assert res.blocks == [] and res.context == ""
     assert sum("rejected by rg" in n for n in res.fallbacks) == 2
 

@@ -42,3 +42,33 @@ def test_widening_covers_every_statement_between_the_first_and_last_hit():
     ]
     assert LocalExpander().expand("t.py", lines, "python", 3, 6) == (3, 7)
     assert LocalExpander().expand("t.py", lines, "python", 10, 10) == (9, 10)
+
+
+ENGINE = [
+    "class Engine:",  # 1
+    "    def start(self):",
+    "        self.on = True",
+    "",
+    "    def stop(self):",  # 5
+    "        self.on = False",
+    "        return self",
+    "",
+    "",
+    "def run(engine):",  # 10
+    "    engine.start()",
+    "    return engine.stop()",
+]
+
+
+def test_a_range_touching_a_widened_block_is_widened_with_it_never_cut():
+    from greprag.fusion.dedup import BlockExpansion, MergedRange
+    from greprag.syntax import BlockWidener
+
+    first = MergedRange("e.py", 5, 5, 0.9, "grep", match_lines={5})
+    touching = MergedRange("e.py", 8, 10, 0.5, "similar", match_lines={10})
+    widen = BlockWidener(lambda _path: ENGINE * 8, None, 0)  # a file too long to take whole
+    blocks = list(BlockExpansion([first, touching], widen, gap=1))
+    assert len(blocks) == 1
+    # stop() touched run()'s first line: the block takes run() whole, and with it the class
+    # stop() sits in, so it neither ends at a def line nor leaves the class half open
+    assert (blocks[0].start_line, blocks[0].end_line) == (1, 12)

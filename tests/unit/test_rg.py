@@ -45,3 +45,23 @@ def test_argv_puts_every_pattern_after_dash_e_and_takes_no_flags_from_it():
 def test_escape_regex_and_sizes():
     assert escape_regex("a.b(c)$") == r"a\.b\(c\)\$"
     assert parse_size("1M") == 1 << 20 and parse_size("512K") == 512 << 10
+
+
+def test_word_search_prints_each_occurrence_and_parses_back(tmp_path):
+    from greprag.rg import parse_word_hits, words_argv
+
+    (tmp_path / "a.py").write_text("def load_rows(rows):\n    return rows + load_rows(rows)\n")
+    (tmp_path / "b.py").write_text("rowsx = 1  # not a whole word\n")
+    spec = SearchSpec(patterns=("rows", "load_rows"), max_count_per_file=5, paths=("a.py", "b.py"))
+    argv = words_argv(find_rg(), spec)
+    assert argv[argv.index("-e") + 1] == "rows" and argv[argv.index("--") + 1 :] == ["a.py", "b.py"]
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, check=False).stdout
+    hits = sorted((h.path, h.line_number, h.word) for h in parse_word_hits(out))
+    assert hits == [
+        ("a.py", 1, "load_rows"),
+        ("a.py", 1, "rows"),
+        ("a.py", 2, "load_rows"),
+        ("a.py", 2, "rows"),
+        ("a.py", 2, "rows"),
+    ]
+    assert list(parse_word_hits(b"garbage\nb.py\x00x:rows\n")) == []

@@ -631,3 +631,29 @@ def test_syntax_and_fusion_never_import_the_stages_above_them() -> None:
                     continue
                 bad = [n for n in names if n.startswith(above)]
                 assert not bad, f"{folder}/{file.name} imports {bad}"
+
+
+def test_balance_grows_a_range_of_several_units_to_whole_ones() -> None:
+    from greprag.syntax.scan import LocalExpander
+
+    java = [
+        "package p;",  # 1
+        "import q.R;",
+        "public class A {",
+        "    private int n;",
+        "    public A(int n) {",  # 5
+        "        this.n = n;",
+        "    }",
+        "    public int get() {",
+        "        return n;",
+        "    }",  # 10
+        "}",
+    ]
+    scan = LocalExpander()
+    assert scan.balance("A.java", java, "java", 2, 7) == (2, 11)  # opens the class: to its end
+    assert scan.balance("A.java", java, "java", 6, 11) == (3, 11)  # leaves it: up to its header
+    assert scan.balance("A.java", java, "java", 5, 10) == (5, 10)  # two methods: already whole
+    python = ["class A:", "    def f(self):", "        return 1", "", "def g():", "    return 2"]
+    assert scan.balance("a.py", python, "python", 2, 6) == (1, 6)
+    assert scan.balance("a.py", python, "python", 1, 2) == (1, 3)
+    assert scan.balance("a.py", python, "python", 5, 6) == (5, 6)

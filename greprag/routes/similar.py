@@ -1,0 +1,239 @@
+"""The similar-code route: code elsewhere in the repository that resembles the cursor's.
+
+A completion copies from code like the one being written more than from definitions: the
+sibling that does nearly the same thing, the callers of the function being written, the
+code next door in the same package. Without an index, this route takes the identifiers
+of the last lines before the cursor (the function being written first, when the cursor
+opens its empty body), finds every whole-word occurrence of them in one rg pass, and
+ranks short regions of the hit files by how much of that vocabulary they share, each word
+weighed by its rarity in the repository (its document frequency, from the same pass) and
+its closeness to the cursor. The best regions come back as candidates; fusion ranks them
+against everything else and widens them to whole blocks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from greprag.context import LocalContext
+from greprag.errors import SearchError
+from greprag.languages import IDENTIFIER_RE, get_language, is_generic, words
+from greprag.models import SIMILAR_ROUTE, Candidate
+from greprag.rg import SearchSpec, run_words
+from greprag.router.names import PY_BUILTINS, blank_docstrings
+from greprag.routes import RouteHits, RouteRequest
+from greprag.routes.grep import MAX_LISTED_FILES, GrepRoute
+
+__all__ = ["SimilarRoute", "Term", "similar_terms"]
+
+QUERY_LINES = 12  # lines before the cursor whose words are sought
+MAX_TERMS = 16
+MAX_LINES_PER_FILE = 60  # rg --max-count: matching lines read per file
+REGION_LINES = 12  # a region spans at most this many lines of hits
+MAX_REGIONS = 60
+REGIONS_PER_FILE = 3
+MIN_TERMS = 2  # fewer words than this say nothing about similarity
+TF_SATURATION = 1.2  # BM25's k1: repeats of a word add less and less
+MIN_SHARE = 0.02  # a region holding less of the sought words' value is left out
+PROSE = 0.5  # a word only in a docstring or comment weighs this much
+GENERIC = 0.5  # ``config``, ``data``, ``run``: shared by unrelated code
+WRITING = 2.0  # the function whose empty body the cursor opens
+SAME_PACKAGE = 1.25  # a region in the cursor file's own folder
+PROXIMITY_DECAY = 0.15
+_STOP = words(
+    "the this that these those with from into onto for and not are was were will would "
+    "can could should have has had been being its their there then than when where which "
+    "what who how all any each every some such only also just more most other same both "
+    "use used uses using see todo note example returns return given new must may one two"
+)
+_IMPORT_LINE = re.compile(r"\s*(from\s+\S+\s+import|import|package|using|use)\b")
+_STRINGS = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A word sought, and how much sharing it says about similarity (before rarity)."""
+
+    word: str
+    weight: float
+
+
+def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
+    """The words of the cursor's last lines, heaviest first: nearer ones weigh more, words
+    of docstrings and comments and generic names less, keywords, builtins, short names
+    and import lines not at all; an empty body's function name weighs most."""
+    lang = get_language(ctx.lang)
+    skip = (lang.keywords if lang else frozenset()) | _STOP
+    if ctx.lang in (None, "python"):
+        skip |= PY_BUILTINS
+    raw = ctx.window.split("\n")[-QUERY_LINES:]
+    code = blank_docstrings(ctx.window).split("\n")[-QUERY_LINES:]
+    found: dict[str, float] = {}
+    for offset, (line, code_line) in enumerate(zip(reversed(raw), reversed(code), strict=True)):
+        if _IMPORT_LINE.match(code_line):
+            continue  # module paths: every file of the package shares them
+        proximity = 1.0 / (1.0 + PROXIMITY_DECAY * offset)
+        in_code = set(IDENTIFIER_RE.findall(_STRINGS.sub(" ", _without_comment(code_line, lang))))
+        for word in IDENTIFIER_RE.findall(line):
+            if len(word) < 3 or word in skip or not word.isascii():
+                continue
+            weight = proximity * (1.0 if word in in_code else PROSE)
+            if is_generic(word):
+                weight *= GENERIC
+            found[word] = max(found.get(word, 0.0), weight)
+    if ctx.empty_body and ctx.enclosing_function:
+        found[ctx.enclosing_function] = WRITING
+    ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))
+    return [Term(word, weight) for word, weight in ranked[:max_terms]]
+
+
+def _without_comment(line: str, lang) -> str:
+    marker = lang.line_comment if lang else "#"
+    return line.split(marker, 1)[0] if marker in line else line
+
+
+@dataclass
+class _Region:
+    path: str
+    start: int
+    end: int
+    hits: dict[int, list[str]]
+    score: float
+
+
+class SimilarRoute:
+    """Regions of other files sharing the most (rare) words with the cursor's last lines.
+
+    It shares the grep route's rg binary, limits and file list, so the repository is
+    listed once for both.
+    """
+
+    name = SIMILAR_ROUTE
+
+    def __init__(self, grep: GrepRoute, *, weight: float = 0.6, timeout: float = 20.0) -> None:
+        self.grep = grep
+        self.weight = weight
+        self.timeout = timeout
+
+    def search(self, request: RouteRequest) -> RouteHits:
+        started = time.perf_counter()
+        ctx = request.ctx
+        terms = similar_terms(ctx)
+        hits = RouteHits(self.name, [])
+        if len(terms) >= MIN_TERMS and get_language(ctx.lang) is not None:
+            try:
+                occurrences, searched = self._occurrences(ctx.lang, terms)
+            except SearchError as exc:  # similar code is extra evidence: go on without it
+                hits.notes.append(f"similar: {exc}")
+            else:
+                hits.candidates = self._regions(request, terms, occurrences, searched)
+        hits.timings[self.name] = (time.perf_counter() - started) * 1000
+        return hits
+
+    def _occurrences(
+        self, lang: str | None, terms: list[Term]
+    ) -> tuple[dict[str, dict[int, list[str]]], int]:
+        """path → line → the words found there (once per occurrence), and how many files
+        were searched."""
+        listed = self.grep.files(lang)
+        spec = SearchSpec(
+            patterns=tuple(t.word for t in terms),
+            langs=(lang,) if lang else (),
+            max_count_per_file=MAX_LINES_PER_FILE,
+            max_filesize=self.grep.max_filesize,
+            paths=tuple(listed) if len(listed) <= MAX_LISTED_FILES else (),
+        )
+        found: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for hit in run_words(self.grep.rg, self.grep.repo, spec, self.timeout):
+            found[hit.path][hit.line_number].append(hit.word)
+        return found, max(len(listed), len(found), 1)
+
+    def _regions(
+        self,
+        request: RouteRequest,
+        terms: list[Term],
+        occurrences: dict[str, dict[int, list[str]]],
+        searched: int,
+    ) -> list[Candidate]:
+        document_frequency: dict[str, int] = defaultdict(int)
+        for lines in occurrences.values():
+            for word in set().union(*lines.values()):
+                document_frequency[word] += 1
+        value = {
+            t.word: t.weight * math.log(1 + searched / document_frequency[t.word])
+            for t in terms
+            if document_frequency[t.word]
+        }
+        total = sum(value.values()) * (TF_SATURATION + 1) or 1.0
+        folder = request.ctx.path.rsplit("/", 1)[0] if request.ctx.path else None
+        regions: list[_Region] = []
+        for path, lines in occurrences.items():
+            if not request.files.allowed(path):
+                continue
+            if path == request.exclude_path:
+                if not (request.admit_above_cursor and request.cursor_line):
+                    continue
+                lines = {n: w for n, w in lines.items() if n < request.cursor_line}
+            boost = SAME_PACKAGE if folder is not None and path.rsplit("/", 1)[0] == folder else 1
+            regions += _best_regions(path, lines, value, total, boost)
+        regions = [r for r in regions if r.score >= MIN_SHARE]
+        regions.sort(key=lambda r: (-r.score, r.path, r.start))
+        candidates = []
+        for region in regions[:MAX_REGIONS]:
+            text = request.files.get(region.path)
+            end = min(region.end, len(text))
+            if region.path == request.exclude_path and request.cursor_line:
+                end = min(end, request.cursor_line - 1)
+            lines = text[region.start - 1 : end]
+            if end < region.start or any(len(line) > self.grep.max_line_chars for line in lines):
+                continue  # minified code: the grep route reports the file as a skip
+            candidates.append(
+                Candidate(
+                    path=region.path,
+                    start_line=region.start,
+                    end_line=end,
+                    text="\n".join(lines),
+                    route=self.name,
+                    match_lines=tuple(sorted(region.hits)),
+                    prior=self.weight * min(1.0, region.score),
+                )
+            )
+        return candidates
+
+
+def _best_regions(
+    path: str,
+    lines: dict[int, list[str]],
+    value: dict[str, float],
+    total: float,
+    boost: float,
+) -> list[_Region]:
+    """The file's best non-overlapping runs of hit lines (at most ``REGION_LINES`` long),
+    each scored like BM25 (word value times saturated count) as a share of the best
+    possible score ``total``."""
+    numbers = sorted(lines)
+    scored: list[_Region] = []
+    k = TF_SATURATION
+    for i, first in enumerate(numbers):
+        counts: dict[str, int] = defaultdict(int)
+        inside = {}
+        for n in numbers[i:]:
+            if n >= first + REGION_LINES:
+                break
+            inside[n] = lines[n]
+            for word in lines[n]:
+                counts[word] += 1
+        score = sum(value.get(w, 0.0) * c * (k + 1) / (c + k) for w, c in counts.items())
+        scored.append(_Region(path, first, max(inside), inside, score / total * boost))
+    scored.sort(key=lambda r: (-r.score, r.start))
+    chosen: list[_Region] = []
+    for region in scored:
+        if len(chosen) >= REGIONS_PER_FILE:
+            break
+        if all(region.end < c.start or region.start > c.end for c in chosen):
+            chosen.append(region)
+    return chosen
