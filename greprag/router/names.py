@@ -27,7 +27,9 @@ __all__ = [
     "blank_docstrings",
     "external_names",
     "harvest",
+    "open_call",
     "rank",
+    "self_member",
     "targets",
 ]
 
@@ -39,7 +41,9 @@ _COMMENT_RE = {"#": re.compile(r"#.*$"), "//": re.compile(r"//.*$")}
 _RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
 _BINDING_RE = re.compile(r"(?:^|[\s(,])(?:self\.|this\.)?([A-Za-z_][\w]*)\s*(?::|=|:=)\s*$")
 _PARTIAL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)$")
-_CALL_OPEN_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*\([^()]*$")
+_CALLEE_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*$")
+_SELF_RECEIVER_RE = re.compile(r"\b(?:self|this|super\(\s*\))\s*\.\s*$")
+_SELF_ACCESS_RE = re.compile(r"\b(?:self|this|super\(\s*\))\s*\.\s*([A-Za-z_$][\w$]*)?$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
 _BLOCK_STRINGS = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|/\*[\s\S]*?(?:\*/|$)')
 _SELF_NAMES = ("self", "this", "cls", "super")
@@ -135,7 +139,8 @@ def harvest(
             kind = _kind_of(name, bool(paren), after_new, ctx.lang)
             score = proximity
             reasons = []
-            if name in local_defs:
+            local = name in local_defs and name not in in_repo  # an import is not masked
+            if local:
                 score *= w.defined_here
                 reasons.append("defined in this file")
             if name in in_repo:
@@ -149,7 +154,7 @@ def harvest(
             cand = found.get(name)
             if cand is None:
                 found[name] = Name(
-                    name, kind, score, bool(paren), reasons=reasons, defined_here=name in local_defs
+                    name, kind, score, bool(paren), reasons=reasons, defined_here=local
                 )
             else:
                 cand.score = max(cand.score, score) + w.repeat_bonus * score
@@ -219,7 +224,40 @@ def targets(ctx: LocalContext, in_repo: set[str], weights: RouterWeights) -> lis
     found = _cursor_targets(ctx, weights)
     if ctx.empty_body:
         return found + _empty_body_targets(ctx, in_repo, weights)
-    return found + _base_targets(ctx, weights.base, in_repo)
+    # on ``self.`` the member sought is the class's own or inherited: its bases are targets
+    on_self = self_member(ctx) is not None
+    return found + _base_targets(ctx, weights.receiver_type if on_self else weights.base, in_repo)
+
+
+def open_call(prefix: str) -> tuple[str, str] | None:
+    """The innermost call the cursor is inside of, ``(callee, text before it)``:
+    ``x = arrange(rows, key=len(r), `` → ``("arrange", "x = ")``."""
+    depth = 0
+    for index in range(len(prefix) - 1, -1, -1):
+        char = prefix[index]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if depth == 0:
+                if char != "(":
+                    return None
+                callee = _CALLEE_RE.search(prefix[:index])
+                return (callee.group(1), prefix[: callee.start()]) if callee else None
+            depth -= 1
+    return None
+
+
+def self_member(ctx: LocalContext) -> str | None:
+    """The member of the object itself the cursor is on: ``self.lo`` → ``lo``,
+    ``this.`` → ``""``, ``self.load(a, `` → ``load``; None elsewhere."""
+    prefix = _STRING_RE.sub('""', ctx.prefix)
+    access = _SELF_ACCESS_RE.search(prefix)
+    if access:
+        return access.group(1) or ""
+    call = open_call(prefix)
+    if call and _SELF_RECEIVER_RE.search(call[1]):
+        return call[0]
+    return None
 
 
 def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
@@ -265,9 +303,9 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
                     word.group(1), kind, w.typed_prefix, fragment="prefix", reasons=["typed prefix"]
                 )
             )
-    call = _CALL_OPEN_RE.search(prefix)
-    if call and call.group(1) not in ("if", "for", "while", "switch", "print", "return"):
-        found.append(Name(call.group(1), "method", w.open_call, called=True, reasons=["open call"]))
+    call = open_call(prefix)
+    if call and call[0] not in ("if", "for", "while", "switch", "print", "return"):
+        found.append(Name(call[0], "method", w.open_call, called=True, reasons=["open call"]))
     declared = _DECL_TYPE_RE.match(prefix)
     if declared:
         found.append(Name(declared.group(1), "class", w.declared_type, reasons=["declared type"]))

@@ -10,14 +10,15 @@ number is a field of ``RouterWeights``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from greprag.context import LocalContext
 from greprag.languages import is_generic
-from greprag.models import Query, QueryPlan
-from greprag.router.names import Name, blank_docstrings, rank
+from greprag.models import Query, QueryKind, QueryPlan
+from greprag.router.names import Name, blank_docstrings, open_call, rank, self_member
 from greprag.router.probes import (
+    base_member_probes,
     code_without_imports,
     definition,
     fragment_probes,
@@ -73,6 +74,7 @@ class RouterWeights:
     import_generic: float = 0.45  # generic imported names, in their own files only
     module_members: float = 0.6  # an imported module's members this file uses
     module_at_cursor: float = 1.0  # ``errors.`` at the cursor: all of the module's names
+    base_member: float = 1.0  # ``self.lo``: members starting with ``lo`` in the bases' files
     # -- how many --------------------------------------------------------------------------
     generic_min_score: float = 1.0  # a generic name gets a definition probe from here up
     usage_pool: int = 4  # usage probes are drawn from the best this many names
@@ -118,7 +120,36 @@ class OfflineRouter:
             if len(queries) < self.max_queries:
                 queries.append(literal)
         queries.sort(key=lambda q: -q.weight)
-        return QueryPlan(queries=queries[: self.max_queries], router=self.name)
+        queries = queries[: self.max_queries]
+        self._add_must_haves(queries, ctx, imported)
+        return QueryPlan(queries=queries, router=self.name)
+
+    def _add_must_haves(
+        self, queries: list[Query], ctx: LocalContext, imported: dict[str, str]
+    ) -> None:
+        """Probes no plan goes without, each displacing the weakest: the definition of an
+        open call whose import is traced (in the file it comes from), and on ``self.`` the
+        member in the files of the bases the class imports."""
+        must: list[Query] = []
+        call = open_call(ctx.prefix)
+        if call and call[0] in imported:
+            probed = any(
+                q.identifier == call[0] and q.purpose == "definition" and not q.paths
+                for q in queries
+            )
+            if not probed:
+                traced = definition(call[0], _kind_of_import(call[0]), ctx.lang, 1.0)
+                must.append(replace(traced, paths=(imported[call[0]],)))
+        member = self_member(ctx)
+        if member is not None:
+            must += base_member_probes(ctx, imported, member, self.weights.base_member)
+        for query in must:
+            if query in queries:
+                continue
+            if len(queries) >= self.max_queries:
+                queries.remove(min(queries, key=lambda q: q.weight))
+            queries.append(query)
+        queries.sort(key=lambda q: -q.weight)
 
     def _add_definitions(
         self, queries: list[Query], names: list[Name], lang: str | None, top: float
@@ -159,3 +190,8 @@ class OfflineRouter:
                 queries.remove(weakest)
             queries.append(probe)
             added += 1
+
+
+def _kind_of_import(name: str) -> QueryKind:
+    """A class for a capitalised name, else a function."""
+    return "class" if name[:1].isupper() else "method"

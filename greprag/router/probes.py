@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from greprag.router.offline import RouterWeights
 
 __all__ = [
+    "base_member_probes",
     "code_without_imports",
     "definition",
     "fragment_probes",
@@ -113,6 +114,26 @@ def subclass_probes(ctx: LocalContext, weight: float) -> list[Query]:
         pattern = template.replace("{name}", escape_identifier(base_name))
         out.append(Query(pattern, "class", False, ctx.lang, base_name, "wildcard", weight, 4))
     return out
+
+
+def base_member_probes(
+    ctx: LocalContext, imported: dict[str, str], member: str, weight: float
+) -> list[Query]:
+    """On ``self.`` / ``this.``: the member (any member for ``""``, else those starting
+    with ``member``) in the files of the class's bases that the file imports from the repo,
+    where an inherited member is defined."""
+    files: set[str] = set()
+    for base in ctx.class_bases:
+        head, _, tail = base.rpartition(".")
+        path = imported.get(tail) or (imported.get(head.rsplit(".", 1)[-1]) if head else None)
+        if path:
+            files.add(path)
+    if not files or not (member == "" or IDENTIFIER_RE.fullmatch(member)):
+        return []
+    template = wildcards_for(ctx.lang).method_prefix
+    pattern = template.replace("{name}", escape_identifier(member) if member else "")
+    probe = Query(pattern, "method", False, ctx.lang, member, "wildcard", weight, 4)
+    return [replace(probe, paths=tuple(sorted(files)))]
 
 
 def string_key(ctx: LocalContext, weight: float) -> Query | None:

@@ -1,0 +1,144 @@
+"""Router gaps of issue 8, each on a small repository written here and searched by real rg:
+an open call whose import is traced is always probed, ``self.`` / ``this.`` reach the base
+classes and their members, and a local method does not mask an imported function."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from greprag import Retriever
+from tests.conftest import check_invariants, cursor, describe, line_of
+
+
+def _repo(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+PY = {
+    "layout/__init__.py": "",
+    "layout/grid.py": (
+        "def arrange(rows, key=None, gap=0):\n"
+        '    """Lay ``rows`` out on a grid, sorted by ``key``."""\n'
+        "    return sorted(rows, key=key)\n"
+    ),
+    "layout/cells.py": "".join(f"class Cell{i}:\n    width = {i}\n\n\n" for i in range(40)),
+    "view.py": (
+        "from layout.grid import arrange\n"
+        "from layout.cells import " + ", ".join(f"Cell{i}" for i in range(40)) + "\n"
+        "\n"
+        "\n"
+        "class View:\n"
+        "    def arrange(self, items):\n"
+        "        return list(items)\n"
+        "\n"
+        "    def render(self, rows):\n"
+        "        cells = [Cell1(), Cell2(), Cell3(), Cell4(), Cell5(), Cell6()]\n"
+        "        more = [Cell7(), Cell8(), Cell9(), Cell10(), Cell11(), Cell12()]\n"
+        "        placed = arrange(rows, key=len(cells), gap=len(more))\n"
+    ),
+    "shapes/__init__.py": "",
+    "shapes/base.py": (
+        "class Shape:\n"
+        "    def area_of_outline(self):\n"
+        "        return 0\n"
+        "\n"
+        "    def scale_by(self, factor):\n"
+        "        return self\n"
+    ),
+    "shapes/square.py": (
+        "from shapes.base import Shape\n"
+        "\n"
+        "\n"
+        "class Square(Shape):\n"
+        "    def describe(self):\n"
+        "        return self.area_of_outline()\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _repo(tmp_path_factory.mktemp("gaps") / "repo", PY)
+
+
+def test_a_traced_open_call_is_probed_even_with_a_local_method_of_its_name(repo):
+    at = cursor(repo, "view.py", "placed = arrange(", "gap=len(more)")
+    res = Retriever(repo).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096)
+    probes = [q for q in res.queries if q.identifier == "arrange" and q.purpose == "definition"]
+    assert probes, [q.identifier for q in res.queries]
+    grid = line_of(repo, "layout/grid.py", r"def arrange")
+    hit = [b for b in res.blocks if b.path == "layout/grid.py" and b.start_line <= grid]
+    assert hit and hit[0] == max(res.blocks, key=lambda b: b.score), describe(res)
+
+
+def test_the_traced_call_survives_a_full_plan_in_the_file_its_import_names(repo):
+    at = cursor(repo, "view.py", "placed = arrange(", "gap=len(more)")
+    plan = Retriever(repo, max_queries=2).plan(**at.kwargs())
+    assert len(plan.queries) == 2
+    arrange = [q for q in plan.queries if q.identifier == "arrange"]
+    assert arrange and arrange[0].purpose == "definition"
+    assert arrange[0].paths in ((), ("layout/grid.py",))
+
+
+def test_self_reaches_the_imported_base_and_its_members(repo):
+    at = cursor(repo, "shapes/square.py", "return self.area_of", "return self.area_")
+    res = Retriever(repo).retrieve(**at.kwargs())
+    member = [q for q in res.queries if q.paths == ("shapes/base.py",)]
+    assert member and member[0].identifier == "area_", [q.to_dict() for q in res.queries]
+    assert any(q.identifier == "Shape" for q in res.queries)
+    definition = line_of(repo, "shapes/base.py", r"def area_of_outline")
+    assert any(
+        b.path == "shapes/base.py" and b.start_line <= definition <= b.end_line for b in res.blocks
+    ), describe(res)
+
+
+JAVA = {
+    "src/zoo/Animal.java": (
+        "package zoo;\n"
+        "\n"
+        "public abstract class Animal {\n"
+        "    protected int legs;\n"
+        "\n"
+        "    public String greetVisitor(String name) {\n"
+        '        return "hello " + name;\n'
+        "    }\n"
+        "}\n"
+    ),
+    "src/zoo/Cat.java": (
+        "package zoo;\n"
+        "\n"
+        "public class Cat extends Animal {\n"
+        "    public String welcome(String who) {\n"
+        "        Noise1 first = new Noise1();\n"
+        "        Noise2 second = new Noise2();\n"
+        "        return this.greetVisitor(who);\n"
+        "    }\n"
+        "}\n"
+    ),
+    **{
+        f"src/zoo/Noise{i}.java": (
+            f"package zoo;\n\npublic class Noise{i} {{\n    String who() {{ return null; }}\n}}\n"
+        )
+        for i in range(12)
+    },
+}
+
+
+def test_this_in_a_subclass_reaches_the_base_in_the_same_package(tmp_path):
+    repo = _repo(tmp_path / "zoo", JAVA)
+    at = cursor(repo, "src/zoo/Cat.java", "return this.", "return this.")
+    res = Retriever(repo).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096)
+    base = line_of(repo, "src/zoo/Animal.java", r"class Animal")
+    blocks = [b for b in res.blocks if b.path == "src/zoo/Animal.java"]
+    assert blocks and blocks[0].start_line <= base <= blocks[0].end_line, describe(res)
+    assert "greetVisitor" in blocks[0].text
+    assert res.queries[0].identifier == "Animal", [q.identifier for q in res.queries]
