@@ -53,38 +53,78 @@ def _elide(lines: list[str], keep: set[int], start: int, end: int) -> str:
     return "\n".join(out)
 
 
-def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[str]:
+@dataclass(frozen=True)
+class Form:
+    """A shortened form of a range; ``of_class`` marks a class outline (member signatures),
+    which a needed class may show at more than the usual cap."""
+
+    text: str
+    of_class: bool = False
+
+
+def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[Form]:
     """Ever shorter forms of the range that keep its signatures and what matched.
 
     First, for a range that is one class, the class outline (header, first docstring
-    line, member signatures; tree-sitter). Then the first line(s), every definition
-    header inside and each matched line with one line around it. Last, the first
-    line(s) and the matched lines alone (a huge class whose outline would not fit).
+    line, member signatures; tree-sitter), then its member signatures alone. Then the
+    first line(s), every definition header inside and each matched line with one line
+    around it. Last, the first line(s) and the matched lines alone.
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
     if _CLASS_HEADER.search(lines[first - 1]):
-        lang = language_for_path(path)
-        lang_name = lang.name if lang else None
-        text = "\n".join(lines)
-        spans = syntax.file_spans(path, text, lang_name)
-        for span in spans:
-            if span.start_line == start and span.end_line == end and span.kind == "class":
-                outline = syntax.outline(text, lang_name, start, end, spans)
-                if outline:
-                    yield outline
-                break
+        outline = _class_outline(path, lines, start, first, end)
+        if outline:
+            yield Form(outline, of_class=True)
+            signatures = _signatures_only(outline)
+            if signatures != outline:
+                yield Form(signatures, of_class=True)
     signature: set[int] = set(range(start, first + 1))
     keep = set(signature)
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
     headers = {n for n in range(first + 1, end + 1) if _DEF_HEADER.match(lines[n - 1])}
     if headers - keep:
-        yield _elide(lines, keep | headers, start, end)
-    yield _elide(lines, keep, start, end)
+        yield Form(_elide(lines, keep | headers, start, end))
+    yield Form(_elide(lines, keep, start, end))
     bare = signature | set(item.match_lines)
     if bare != keep:
-        yield _elide(lines, bare, start, end)  # the signature and the matched lines alone
+        yield Form(_elide(lines, bare, start, end))  # the signature and the matched lines alone
+
+
+def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[str]:
+    """The texts of ``marked_forms``."""
+    for form in marked_forms(path, lines, item):
+        yield form.text
+
+
+def _class_outline(path: str, lines: list[str], start: int, first: int, end: int) -> str:
+    """The outline of the class the range is (its decorators or doc comment above the
+    header may be in the range, a blank line or two at its end); "" when it is not one."""
+    lang = language_for_path(path)
+    lang_name = lang.name if lang else None
+    text = "\n".join(lines)
+    spans = syntax.file_spans(path, text, lang_name)
+    for span in spans:
+        ends = end - 2 <= span.end_line <= end
+        if span.kind == "class" and start <= span.start_line <= first and ends:
+            return syntax.outline(text, lang_name, span.start_line, span.end_line, spans)
+    return ""
+
+
+def _signatures_only(outline: str) -> str:
+    """A class outline with its member signatures only, one line each: no attributes,
+    decorators or continuation lines."""
+    rows = outline.split("\n")
+    header = next((i for i, row in enumerate(rows) if _CLASS_HEADER.search(row)), 0)
+    kept = rows[: header + 1]
+    for row in rows[header + 1 :]:
+        if _DEF_HEADER.match(row):
+            done = row.rstrip().endswith(("...", "}", ";", ":"))
+            kept.append(row if done else row.rstrip() + " ...")
+    if rows[-1].strip() == "}":
+        kept.append(rows[-1])
+    return "\n".join(kept)
 
 
 _DECORATION = re.compile(r"\s*(@|#\[|\[|/\*\*|\*|//|$)")
@@ -104,14 +144,18 @@ def _first_fitting(
     cap: int,
     left: int,
     encoding: str,
+    class_cap: int | None = None,
 ) -> Block | None:
-    """The longest shortened form within ``cap`` (the shortest one may use all that is left)."""
-    forms = list(shortened_forms(item.path, lines, item))
-    for index, text in enumerate(forms):
-        block = Block(item.path, item.start_line, end, text, score, item.route, outline=True)
+    """The longest shortened form within ``cap`` (a class outline within ``class_cap``;
+    the shortest form may use all that is left)."""
+    forms = list(marked_forms(item.path, lines, item))
+    for index, form in enumerate(forms):
+        block = Block(item.path, item.start_line, end, form.text, score, item.route, outline=True)
         block.tokens = count_tokens(block_text(block), encoding)
-        limit = left if index == len(forms) - 1 else cap
-        if block.tokens <= limit:
+        limit = cap if not form.of_class or class_cap is None else max(cap, class_cap)
+        if index == len(forms) - 1:
+            limit = left
+        if block.tokens <= min(limit, left):
             return block
     return None
 
@@ -156,7 +200,10 @@ class _Packer:
         if whole.tokens <= min(limit, left) and not item.outline_only:
             return whole
         cap = min(self.cap if compact is None else compact, left)
-        short = _first_fitting(item, lines, end, whole.score, cap, left, self.encoding)
+        # a class early in the ranking shows its members, up to twice the cap while at
+        # least as much budget is left
+        class_cap = min(2 * self.cap, left // 2) if compact is None else None
+        short = _first_fitting(item, lines, end, whole.score, cap, left, self.encoding, class_cap)
         if short is not None:
             return short
         reason = f"over budget ({whole.tokens} tokens whole, {left} left)"

@@ -37,3 +37,52 @@ def test_similar_code_past_its_share_waits_for_the_rest():
     tight = pack(ranges, FILES.__getitem__, budget=2 * one + 4, similar_share=0.5)
     assert [b.path for b in tight.blocks] == ["f0.py", "f2.py"]
     assert any("similar code past its share" in d.reason for d in tight.dropped)
+
+
+BIG_CLASS = [
+    "@register",
+    "class Style:",
+    '    """A terminal style."""',
+    "",
+    *[
+        line
+        for i in range(30)
+        for line in (
+            f"    def style_method_{i}(self, color: str, bold: bool = False) -> 'Style':",
+            f"        value = compute_style_value(color, bold, {i})",
+            "        return value",
+            "",
+        )
+    ],
+]
+
+
+def test_a_needed_class_over_the_cap_shows_its_member_signatures_not_a_stub():
+    item = MergedRange("style.py", 1, len(BIG_CLASS), 1.0, "grep", match_lines={2})
+    packed = pack([item], {"style.py": BIG_CLASS}.__getitem__, budget=4096, max_block_tokens=512)
+    block = packed.blocks[0]
+    assert block.outline and 512 < block.tokens <= 1024
+    assert "def style_method_0(self, color: str, bold: bool = False)" in block.text
+    assert "def style_method_29(" in block.text and "compute_style_value" not in block.text
+
+
+def test_signatures_only_keeps_one_line_per_member():
+    from greprag.fusion.pack import _signatures_only
+
+    outline = "\n".join(
+        [
+            "class Style:",
+            '    """A terminal style."""',
+            "    bold = _Bit(0)",
+            "    @classmethod",
+            "    def null(cls) -> 'Style': ...",
+            "    def __init__(",
+            "        ...",
+            "    ): ...",
+        ]
+    )
+    assert _signatures_only(outline).split("\n") == [
+        "class Style:",
+        "    def null(cls) -> 'Style': ...",
+        "    def __init__( ...",
+    ]
