@@ -21,7 +21,7 @@ class Retrieval:
 
     blocks: list[Any]  # objects with .path, .start_line, .end_line (greprag Block)
     context: str
-    latency_ms: float
+    latency_ms: float  # GrepRAG: Result.timings["total"]; baselines: wall clock
 
 
 class System(Protocol):
@@ -50,10 +50,8 @@ class GrepRAGSystem:
         return time.perf_counter() - started
 
     def retrieve(self, root: Path, task: Task, left: str) -> Retrieval:
-        started = time.perf_counter()
         result = self._retrievers[root].retrieve(file=task.path, line=task.line, column=task.column)
-        elapsed = (time.perf_counter() - started) * 1000
-        return Retrieval(list(result.blocks), result.context, elapsed)
+        return Retrieval(list(result.blocks), result.context, result.timings["total"])
 
 
 @dataclass
