@@ -74,6 +74,7 @@ class RouterWeights:
     import_generic: float = 0.45  # generic imported names, in their own files only
     module_members: float = 0.6  # an imported module's members this file uses
     module_at_cursor: float = 1.0  # ``errors.`` at the cursor: all of the module's names
+    module_unused: float = 0.3  # an imported module not yet used: all of its names
     base_member: float = 1.0  # ``self.lo``: members starting with ``lo`` in the bases' files
     # -- how many --------------------------------------------------------------------------
     generic_min_score: float = 1.0  # a generic name gets a definition probe from here up

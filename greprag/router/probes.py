@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 IMPORT_PROBE_MAX = 30  # names in one import alternation; the latest imports are kept
+UNUSED_MODULES = 2  # imported modules not yet used whose top-level names are probed
 ANY_NAME = "*"  # a module-member probe for every top-level name of the module
 _IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
 _LINE_COMMENTS = re.compile(r"#.*$|//.*$", re.M)
@@ -215,11 +216,15 @@ def _module_member_groups(
     """``from . import errors`` then ``errors.StrError``: the module's members in use.
 
     The members this file already takes from an in-repo module are probed in that
-    module's file only; with ``errors.`` at the cursor, so is every top-level name.
+    module's file only; with ``errors.`` at the cursor, so is every top-level name, and
+    so for the latest modules imported but not yet used in code (their first use, which
+    will name one of their members, is likely still to come).
     """
     if ctx.lang != "python":
         return []
     groups: list[tuple[list[str], float, tuple[str, ...]]] = []
+    unused: list[str] = []
+    used = set(IDENTIFIER_RE.findall(code))
     for ref in ctx.imports:
         path = imported.get(ref.local_name)
         stem = path.rsplit("/", 1)[-1].removesuffix(".py") if path else ""
@@ -231,6 +236,9 @@ def _module_member_groups(
             groups.append(([ANY_NAME], weights.module_at_cursor, (path,)))
         elif members:
             groups.append((members[-IMPORT_PROBE_MAX:], weights.module_members, (path,)))
+        elif ref.local_name not in used and path not in unused:
+            unused.append(path)
+    groups += [([ANY_NAME], weights.module_unused, (path,)) for path in unused[-UNUSED_MODULES:]]
     return groups
 
 

@@ -65,3 +65,16 @@ def test_router_probes_members_of_an_imported_module_in_its_file_only():
     ctx = build_local_context(src.rsplit("\n", 1)[0] + "\n    ", lang="python", path="pkg/v.py")
     plan = OfflineRouter().plan(ctx, {"errors": "pkg/errors.py"})
     assert any("NoneError" in q.pattern and q.paths == ("pkg/errors.py",) for q in plan.queries)
+
+
+def test_router_probes_every_name_of_an_imported_module_not_yet_used():
+    src = "from . import _config\n\ndef validate(value):\n    if "
+    ctx = build_local_context(src, lang="python", path="pkg/setters.py")
+    plan = OfflineRouter().plan(ctx, {"_config": "pkg/_config.py"})
+    every_name = [q for q in plan.queries if q.paths == ("pkg/_config.py",) and q.identifier == "*"]
+    assert [q.weight for q in every_name] == [0.3]
+    used = src + "_config.x:\n        return value\n    "
+    plan = OfflineRouter().plan(
+        build_local_context(used, lang="python"), {"_config": "pkg/_config.py"}
+    )
+    assert not any(q.identifier == "*" for q in plan.queries)
