@@ -172,8 +172,6 @@ class SimilarRoute:
         folder = request.ctx.path.rsplit("/", 1)[0] if request.ctx.path else None
         regions: list[_Region] = []
         for path, lines in occurrences.items():
-            if not request.files.allowed(path):
-                continue
             if path == request.exclude_path:
                 if not (request.admit_above_cursor and request.cursor_line):
                     continue
@@ -182,8 +180,12 @@ class SimilarRoute:
             regions += _best_regions(path, lines, value, total, boost)
         regions = [r for r in regions if r.score >= MIN_SHARE]
         regions.sort(key=lambda r: (-r.score, r.path, r.start))
-        candidates = []
-        for region in regions[:MAX_REGIONS]:
+        candidates: list[Candidate] = []
+        for region in regions:  # containment checked only for what is kept: realpath costs
+            if len(candidates) >= MAX_REGIONS:
+                break
+            if not request.files.allowed(region.path):
+                continue
             text = request.files.get(region.path)
             end = min(region.end, len(text))
             if region.path == request.exclude_path and request.cursor_line:
