@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["PATTERN_BUDGET_S", "SEARCH_BUDGET_S", "LineMatcher"]
@@ -32,13 +33,8 @@ class LineMatcher:
     def compile(cls, pattern: str, *, fixed: bool = False) -> LineMatcher | None:
         """The matcher for an rg pattern, with the word classes rg uses for it (ASCII, or
         Unicode for non-ASCII patterns); None when Python cannot read a pattern rg can."""
-        import regex  # ~15 ms, and tiktoken's dependency anyway
-
-        try:
-            text = regex.escape(pattern) if fixed else pattern
-            return cls(regex.compile(text, regex.ASCII if text.isascii() else regex.UNICODE))
-        except (regex.error, OverflowError, RecursionError, ValueError):
-            return None
+        compiled = _compiled(pattern, fixed)
+        return None if compiled is None else cls(compiled)
 
     def search(self, text: str) -> bool:
         """Whether ``text`` matches; False (and ``exhausted``) once the budget is spent."""
@@ -54,3 +50,16 @@ class LineMatcher:
         if self.spent_s > PATTERN_BUDGET_S:
             self.exhausted = True
         return found
+
+
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str, fixed: bool) -> Any:  # regex.Pattern | None
+    """A pattern compiled once per process (a plan's probes recur from cursor to cursor,
+    and compiling one costs more than matching it against a few hundred lines)."""
+    import regex  # ~15 ms, and tiktoken's dependency anyway
+
+    try:
+        text = regex.escape(pattern) if fixed else pattern
+        return regex.compile(text, regex.ASCII if text.isascii() else regex.UNICODE)
+    except (regex.error, OverflowError, RecursionError, ValueError):
+        return None

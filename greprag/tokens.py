@@ -12,6 +12,7 @@ import importlib.util
 import marshal
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -105,8 +106,31 @@ def _get_encoding(name: str):  # -> tiktoken.Encoding
     return encoding
 
 
+_COUNTS: OrderedDict[tuple[str, str], int] = OrderedDict()
+_COUNTS_MAX_CHARS = 8_000_000  # the texts the count cache keeps, oldest out first
+_COUNTS_LOCK = threading.Lock()
+_counted_chars = 0
+
+
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
-    """Tokens in ``text``; special-token text such as ``<|endoftext|>`` counts as plain text."""
+    """Tokens in ``text``; special-token text such as ``<|endoftext|>`` counts as plain text.
+    Counts are remembered (an LRU keyed by the text itself): the same blocks recur from
+    one retrieval to the next."""
+    global _counted_chars
     if not text:
         return 0
-    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+    key = (encoding, text)
+    with _COUNTS_LOCK:
+        known = _COUNTS.get(key)
+        if known is not None:
+            _COUNTS.move_to_end(key)
+            return known
+    count = len(get_encoding(encoding).encode(text, disallowed_special=()))
+    with _COUNTS_LOCK:
+        if key not in _COUNTS and len(text) * 8 <= _COUNTS_MAX_CHARS:
+            _COUNTS[key] = count
+            _counted_chars += len(text)
+            while _counted_chars > _COUNTS_MAX_CHARS:
+                (_, evicted), _ = _COUNTS.popitem(last=False)
+                _counted_chars -= len(evicted)
+    return count

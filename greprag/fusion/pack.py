@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from greprag import syntax
+from greprag.files import file_text
 from greprag.fusion.dedup import MergedRange
 from greprag.languages import language_for_path
 from greprag.models import Block, Drop
@@ -59,7 +60,7 @@ def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[
     if _CLASS_HEADER.search(lines[first - 1]):
         lang = language_for_path(path)
         lang_name = lang.name if lang else None
-        text = "\n".join(lines)
+        text = file_text(lines)
         spans = syntax.file_spans(path, text, lang_name)
         for span in spans:
             if span.start_line == start and span.end_line == end and span.kind == "class":

@@ -22,7 +22,7 @@ __all__ = ["analyze", "definition_spans", "expand_range", "file_spans"]
 _INDENT_LANGUAGES = frozenset({"python"})
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def analyze(text: str, lang: str | None) -> Analysis:
     """Spans of ``text``: tree-sitter when the language has a grammar and the file parses
     cleanly (TypeScript retried as TSX), else indentation or brace matching. Cached."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from greprag.files import LinesMemo
+
 __all__ = ["LocalExpander"]
 
 _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
@@ -289,11 +291,11 @@ def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
     return _brace_with_docs(scan, start) + 1, end + 1
 
 
-class LocalExpander:
-    """Per-file scans, built once per file and reused for every hit in it."""
+_SCANS = LinesMemo(1024)  # per file content, across retrievals
 
-    def __init__(self) -> None:
-        self._scans: dict[str, _PyScan | _BraceScan | None] = {}
+
+class LocalExpander:
+    """Per-file scans, built once per file content and reused for every hit in it."""
 
     def expand(
         self, path: str, lines: list[str], lang: str | None, lo: int, hi: int
@@ -301,10 +303,10 @@ class LocalExpander:
         """The block around lines lo..hi, or None when tree-sitter should decide."""
         if lang is None:
             return None
-        scan = self._scans.get(path)
-        if path not in self._scans:
-            scan = _python_scan(lines) if lang == "python" else _brace_scan(lines)
-            self._scans[path] = scan
+        python = lang == "python"
+        scan = _SCANS.get(
+            lines, python, lambda: _python_scan(lines) if python else _brace_scan(lines)
+        )
         if scan is None:
             return None
         expand_one = python_expand if isinstance(scan, _PyScan) else brace_expand
