@@ -40,6 +40,9 @@ from greprag.router.names import external_names
 from greprag.router.probes import receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
+# purposes of queries built from GrepRAG's own templates (identifiers escaped), matched
+# without a time budget; any other purpose (``llm``, a custom router's) keeps one
+TEMPLATE_PURPOSES = frozenset({"definition", "usage", "wildcard", "import", "second hop"})
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 MAX_HITS_PER_QUERY = 200
 SECOND_HOP_TYPES = 3  # receiver types a second hop probes
@@ -48,10 +51,27 @@ SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the curso
 
 @dataclass
 class _Compiled:
+    """A query ready for attribution. ``needles``: strings one of which every line it
+    matches contains (None: unknown). Trusted patterns compile on first use."""
+
     index: int
     query: Query
-    matcher: LineMatcher
-    literal: str | None
+    needles: tuple[str, ...] | None
+    trusted: bool
+    _matcher: LineMatcher | None = None
+    failed: bool = False
+
+    @property
+    def matcher(self) -> LineMatcher | None:
+        if self._matcher is None and not self.failed:
+            q = self.query
+            self._matcher = LineMatcher.compile(q.pattern, fixed=q.fixed, trusted=self.trusted)
+            self.failed = self._matcher is None
+        return self._matcher
+
+    def search(self, text: str) -> bool:
+        matcher = self.matcher
+        return matcher is not None and matcher.search(text)
 
     def pattern_shown(self) -> str:
         return repr(self.query.pattern[:60])
@@ -62,21 +82,50 @@ def rg_pattern(query: Query) -> str:
     return rg_regex(query.pattern, fixed=query.fixed)
 
 
-def _compile(index: int, query: Query) -> _Compiled | None:
-    matcher = LineMatcher.compile(query.pattern, fixed=query.fixed)
-    if matcher is None:
-        return None
-    literal: str | None = None
+def _needles(query: Query) -> tuple[str, ...] | None:
+    """Strings one of which is on every line ``query`` matches, or None when unknown."""
     if query.fixed:
-        literal = query.pattern
-    elif (
+        return (query.pattern,)
+    if query.purpose == "import":
+        names = tuple(query.identifier.split(",")) if query.identifier else ()
+        if names and all(n.isidentifier() and n in query.pattern for n in names):
+            return names  # the import template's alternation of the names
+        return None
+    if (
         query.identifier
         and query.identifier in query.pattern
-        and query.purpose != "import"
         and (query.purpose != "llm" or "|" not in query.pattern)
     ):
-        literal = query.identifier  # the offline router's templates all contain it
-    return _Compiled(index, query, matcher, literal)
+        return (query.identifier,)  # the offline router's templates all contain it
+    return None
+
+
+def _compile(index: int, query: Query) -> _Compiled | None:
+    """The query for attribution; None when Python's regex engine cannot read it (an
+    untrusted pattern is compiled at once to tell; a template's on first use)."""
+    compiled = _Compiled(index, query, _needles(query), query.purpose in TEMPLATE_PURPOSES)
+    if not compiled.trusted and compiled.matcher is None:
+        return None
+    return compiled
+
+
+def _group(query: Query) -> str | None:
+    """The rg process a query runs in: one per known language, one for the rest."""
+    return query.lang if get_language(query.lang) else None
+
+
+def _attribute(compiled: list[_Compiled], path: str, text: str, one_group: bool) -> list[_Compiled]:
+    """The queries whose pattern matches ``text`` (a line of ``path`` rg matched).
+
+    When only one query can match the line at all (its needle is there, no other query's
+    is, and every query ran in the one rg process that matched it), rg already said it
+    does: no regex runs. Otherwise each candidate's pattern is checked in Python.
+    """
+    possible = [c for c in compiled if c.needles is None or any(n in text for n in c.needles)]
+    allowed = [c for c in possible if not c.query.paths or path in c.query.paths]
+    if one_group and len(possible) == 1:
+        return allowed
+    return [c for c in allowed if c.search(text)]
 
 
 class GrepRoute:
@@ -183,6 +232,7 @@ class GrepRoute:
                 stats[c.index].note = f"rejected by rg: {reason}"
                 notes.append(f"query {c.pattern_shown()} rejected by rg: {reason}")
         compiled = [c for c in compiled if rg_pattern(c.query) not in rejected]
+        one_group = len({_group(c.query) for c in compiled}) <= 1
         hits_by_query: dict[int, list[RgMatch]] = defaultdict(list)
         minified: set[str] = set()
         outside: set[str] = set()
@@ -197,19 +247,16 @@ class GrepRoute:
             if len(match.text) > self.max_line_chars:
                 minified.add(match.path)
                 continue
-            for c in compiled:
-                if c.literal is not None and c.literal not in match.text:
-                    continue
-                if c.query.paths and match.path not in c.query.paths:
-                    continue
-                if c.matcher.search(match.text):
-                    hits_by_query[c.index].append(match)
+            for c in _attribute(compiled, match.path, match.text, one_group):
+                hits_by_query[c.index].append(match)
         skipped += [
             Skip(p, f"minified line (over {self.max_line_chars} chars)") for p in sorted(minified)
         ]
         skipped += [Skip(p, "resolves outside the repository") for p in sorted(outside)]
         for c in compiled:
-            if c.matcher.exhausted:
+            if c.failed:
+                stats[c.index].note = "pattern rejected by the regex engine"
+            elif c._matcher is not None and c._matcher.exhausted:
                 stats[c.index].note = "regex over its time budget: stopped matching it"
                 notes.append(f"query {c.pattern_shown()} stopped: regex over its time budget")
         kept = self._narrow(hits_by_query, stats)
@@ -300,10 +347,9 @@ class GrepRoute:
         skips, and the patterns rg rejected with its reasons (the rest still ran)."""
         by_lang: dict[str | None, list[str]] = defaultdict(list)
         for c in compiled:
-            lang = c.query.lang if get_language(c.query.lang) else None
             pattern = rg_pattern(c.query)
-            if pattern not in by_lang[lang]:
-                by_lang[lang].append(pattern)
+            if pattern not in by_lang[_group(c.query)]:
+                by_lang[_group(c.query)].append(pattern)
         searches = []
         epoch = self._epoch
         refreshes: list[tuple[str | None, subprocess.Popen[bytes]]] = []
