@@ -14,12 +14,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from greprag import syntax
-from greprag.files import file_text
 from greprag.fusion.dedup import MergedRange
-from greprag.languages import language_for_path
 from greprag.models import Block, Drop
 from greprag.render import block_text, render_context
-from greprag.tokens import count_tokens
+from greprag.tokens import count_tokens, count_tokens_upto
 
 LinesOf = Callable[[str], list[str]]
 
@@ -58,20 +56,13 @@ def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
     if _CLASS_HEADER.search(lines[first - 1]):
-        lang = language_for_path(path)
-        lang_name = lang.name if lang else None
-        text = file_text(lines)
-        spans = syntax.file_spans(path, text, lang_name)
-        for span in spans:
-            if span.start_line == start and span.end_line == end and span.kind == "class":
-                outline = syntax.outline(text, lang_name, start, end, spans)
-                if outline:
-                    yield outline
-                break
+        outline = syntax.class_outline(path, lines, start, end)
+        if outline:
+            yield outline
     keep: set[int] = set(range(start, first + 1))
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
-    headers = {n for n in range(first + 1, end + 1) if _DEF_HEADER.match(lines[n - 1])}
+    headers = {n for n in range(first + 1, end + 1) if _is_def_header(lines[n - 1])}
     if headers - keep:
         yield _elide(lines, keep | headers, start, end)
     yield _elide(lines, keep, start, end)
@@ -86,6 +77,13 @@ _DEF_HEADER = re.compile(
 )
 
 
+def _is_def_header(line: str) -> bool:
+    """``_DEF_HEADER`` matches ``line`` (checked for the words it needs first: cheaper)."""
+    return (
+        "(" in line or "def" in line or "class" in line or "fn" in line or "func" in line
+    ) and _DEF_HEADER.match(line) is not None
+
+
 def _first_fitting(
     item: MergedRange,
     lines: list[str],
@@ -95,14 +93,19 @@ def _first_fitting(
     left: int,
     encoding: str,
 ) -> Block | None:
-    """The longest shortened form within ``cap`` (the shortest one may use all that is left)."""
-    forms = list(shortened_forms(item.path, lines, item))
-    for index, text in enumerate(forms):
+    """The longest shortened form within ``cap`` (the shortest one may use all that is left,
+    ``cap`` being at most ``left``). Shorter forms are made only when a longer one fails."""
+    forms = shortened_forms(item.path, lines, item)
+    text: str | None = next(forms)
+    while text is not None:
         block = Block(item.path, item.start_line, end, text, score, item.route, outline=True)
-        block.tokens = count_tokens(block_text(block), encoding)
-        limit = left if index == len(forms) - 1 else cap
-        if block.tokens <= limit:
+        block.tokens = count_tokens_upto(block_text(block), cap, encoding)
+        if block.tokens <= cap:
             return block
+        text = next(forms, None)
+        if text is None:  # the shortest form
+            block.tokens = count_tokens_upto(block_text(block), left, encoding)
+            return block if block.tokens <= left else None
     return None
 
 
@@ -149,9 +152,10 @@ def pack(
         if not whole.text.strip():  # a hit on blank lines (a pattern like ^\s+$) says nothing
             dropped.append(Drop(item.path, item.start_line, end, "blank lines", whole.score))
             continue
-        whole.tokens = count_tokens(block_text(whole), encoding)
         left = budget - used
         limit = min(cap, max_usage_tokens) if item.usage_only and max_usage_tokens else cap
+        # exact when it fits; a huge block is known not to from a prefix alone
+        whole.tokens = count_tokens_upto(block_text(whole), min(limit, left), encoding)
         if whole.tokens <= min(limit, left) and not item.outline_only:
             chosen.append(whole)
             used += whole.tokens + 1
@@ -161,6 +165,7 @@ def pack(
             chosen.append(short)
             used += short.tokens + 1
             continue
+        whole.tokens = count_tokens(block_text(whole), encoding)
         reason = f"over budget ({whole.tokens} tokens whole, {left} left)"
         dropped.append(Drop(item.path, item.start_line, end, reason, whole.score))
     return finish(chosen, dropped, budget, encoding)

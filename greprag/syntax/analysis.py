@@ -17,7 +17,7 @@ from greprag.syntax.indentation import indent_analysis
 from greprag.syntax.spans import Analysis, Span, smallest_containing
 from greprag.syntax.treesitter import tree_analysis
 
-__all__ = ["analyze", "definition_spans", "expand_range", "file_spans"]
+__all__ = ["analyze", "definition_spans", "expand_range", "file_spans", "spans_language"]
 
 _INDENT_LANGUAGES = frozenset({"python"})
 
@@ -62,13 +62,20 @@ _FILE_CACHE_SIZE = 256
 _FILE_LOCK = threading.Lock()
 
 
-def file_spans(path: str, text: str, lang: str | None) -> list[Span]:
-    """:func:`definition_spans` cached by (path, hash of text) in a small LRU."""
+def spans_language(path: str, lang: str | None) -> str | None:
+    """The language ``path`` is analyzed as: ``lang``, else its extension's; TSX files as
+    ``tsx``."""
     if lang is None:
         known = language_for_path(path)
         lang = known.name if known is not None else None
     if path.lower().endswith(".tsx") and lang is not None and lang.lower() == "typescript":
         lang = "tsx"
+    return lang
+
+
+def file_spans(path: str, text: str, lang: str | None) -> list[Span]:
+    """:func:`definition_spans` cached by (path, hash of text) in a small LRU."""
+    lang = spans_language(path, lang)
     key = (path, lang, len(text), hash(text))
     with _FILE_LOCK:
         if key in _FILE_CACHE:
