@@ -13,8 +13,9 @@ RSS is that corpus's own. In the child:
   which goes first), **the floor**: one rg process with the same patterns, flags and file
   list the grep route's first pass uses, timed from spawn to its last byte of output;
 - the median of each stage in ``Result.timings`` (context, router, grep, rerank,
-  dedup_pack, total), p50/p95/max of the wall time, ratios to the floor, the peak RSS
-  and the load average while it ran.
+  dedup_pack, total), p50/p95/max of the wall time, ratios to the floor, the median CPU
+  time of a retrieval (this process plus its rg) and of the floor (less sensitive to
+  other load than wall time), the peak RSS and the load average while it ran.
 
 Targets (issue 13): p50 ≤ 3× the floor (≤ 50 ms at ~250k lines, ≤ 100 ms at ~750k),
 p95 ≤ 2× p50. Corpora are fetched once into ``~/.cache/greprag-bench`` (PyPI wheels and
@@ -205,14 +206,21 @@ def floor_argv(retriever, at: Cursor, *, walk: bool) -> list[str]:  # retriever:
     return build_argv(grep.rg, spec)
 
 
-def time_rg(argv: list[str], repo: Path) -> float:
-    """Milliseconds of one rg process, spawn to exit, its whole output read."""
+def _cpu() -> tuple[float, float]:
+    """CPU seconds so far: this process's, and its waited-for children's (rg)."""
+    t = os.times()
+    return t.user + t.system, t.children_user + t.children_system
+
+
+def time_rg(argv: list[str], repo: Path) -> tuple[float, float]:
+    """Milliseconds of one rg process, spawn to exit, its whole output read: wall, CPU."""
     from greprag.rg import spawn
 
+    cpu = _cpu()[1]
     start = time.perf_counter()
     proc = spawn(argv, repo)
     proc.communicate()
-    return (time.perf_counter() - start) * 1000
+    return (time.perf_counter() - start) * 1000, (_cpu()[1] - cpu) * 1000
 
 
 def _rss_mib() -> float:
@@ -230,26 +238,34 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
     cold_result = retriever.retrieve(file=first.file, line=first.line, column=first.column)
     cold_ms = (time.perf_counter() - start) * 1000
     walk = floor_argv(retriever, first, walk=True)
-    cold_rg = statistics.median(time_rg(walk, repo) for _ in range(3))
+    cold_rg = statistics.median(time_rg(walk, repo)[0] for _ in range(3))
     for at in cursors[:_WARMUP]:
         retriever.retrieve(file=at.file, line=at.line, column=at.column)
     wall: list[float] = []
     floor: list[float] = []
+    cpu: list[float] = []  # this process's and rg's CPU per retrieval
+    floor_cpu: list[float] = []
     stages: dict[str, list[float]] = {}
     for n, at in enumerate(cursors):
         argv = floor_argv(retriever, at, walk=False)
         for turn in (0, 1) if n % 2 == 0 else (1, 0):
             if turn == 0:
-                floor.append(time_rg(argv, repo))
+                ms, cpu_ms = time_rg(argv, repo)
+                floor.append(ms)
+                floor_cpu.append(cpu_ms)
                 continue
+            before = sum(_cpu())
             start = time.perf_counter()
             res = retriever.retrieve(file=at.file, line=at.line, column=at.column)
             wall.append((time.perf_counter() - start) * 1000)
+            cpu.append((sum(_cpu()) - before) * 1000)
             for stage, ms in res.timings.items():
                 stages.setdefault(stage, []).append(ms)
     return {
         "n": len(cursors),
         "floor_p50": statistics.median(floor),
+        "floor_cpu": statistics.median(floor_cpu),
+        "cpu": statistics.median(cpu),
         "p50": statistics.median(wall),
         "p95": _percentile(wall, 0.95),
         "max": max(wall),
@@ -288,15 +304,17 @@ def print_tables(rows: list[dict[str, object]]) -> None:
     """The per-corpus table (ratios to the rg floor) and the per-stage medians."""
     print(
         "| corpus | lang | files | lines | rg floor p50 | p50 | p95 | max | p50 / floor "
-        "| p95 / p50 | cold retrieve | cold rg (walk) | peak RSS | load |"
+        "| p95 / p50 | CPU: retrieval / floor | cold retrieve | cold rg (walk) | peak RSS "
+        "| load |"
     )
-    print("| --- " * 14 + "|")
+    print("| --- " * 15 + "|")
     for r in rows:
         print(
             f"| {r['corpus']} | {r['lang']} | {r['files']:,} | {r['lines']:,} "
             f"| {r['floor_p50']:.1f} ms | **{r['p50']:.1f} ms** | {r['p95']:.1f} ms "
             f"| {r['max']:.1f} ms | **{r['p50'] / r['floor_p50']:.2f}×** "
-            f"| {r['p95'] / r['p50']:.2f} | {r['cold_ms']:.0f} ms | {r['cold_rg']:.1f} ms "
+            f"| {r['p95'] / r['p50']:.2f} | {r['cpu']:.0f} / {r['floor_cpu']:.0f} ms "
+            f"| {r['cold_ms']:.0f} ms | {r['cold_rg']:.1f} ms "
             f"| {r['rss_mib']:.0f} MiB | {r['load'][0]:.1f}–{r['load'][1]:.1f} |"
         )
     print()

@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from itertools import groupby
 from pathlib import Path
 
 from greprag.config import Settings
@@ -27,6 +28,7 @@ from greprag.rg import (
     SearchSpec,
     build_argv,
     collect,
+    collect_plain,
     files_argv,
     find_rg,
     list_files,
@@ -114,14 +116,20 @@ def _group(query: Query) -> str | None:
     return query.lang if get_language(query.lang) else None
 
 
+def _possible(compiled: list[_Compiled], text: str) -> list[_Compiled]:
+    """The queries that could match in ``text``: one of their needles is in it."""
+    return [c for c in compiled if c.needles is None or any(n in text for n in c.needles)]
+
+
 def _attribute(compiled: list[_Compiled], path: str, text: str, one_group: bool) -> list[_Compiled]:
     """The queries whose pattern matches ``text`` (a line of ``path`` rg matched).
 
     When only one query can match the line at all (its needle is there, no other query's
     is, and every query ran in the one rg process that matched it), rg already said it
     does: no regex runs. Otherwise each candidate's pattern is checked in Python.
+    ``compiled`` may be narrowed to the queries possible anywhere in the line's file.
     """
-    possible = [c for c in compiled if c.needles is None or any(n in text for n in c.needles)]
+    possible = _possible(compiled, text)
     allowed = [c for c in possible if not c.query.paths or path in c.query.paths]
     if one_group and len(possible) == 1:
         return allowed
@@ -236,19 +244,33 @@ class GrepRoute:
         hits_by_query: dict[int, list[RgMatch]] = defaultdict(list)
         minified: set[str] = set()
         outside: set[str] = set()
-        for match in matches:
-            if not files.allowed(match.path):
-                outside.add(match.path)  # rg follows listed symlinks: never past the root
+        for path, in_file in groupby(matches, key=lambda m: m.path):
+            if not files.allowed(path):
+                outside.add(path)  # rg follows listed symlinks: never past the root
                 continue
-            if match.path == exclude_path and not (
-                admit_above_cursor and cursor_line is not None and match.line_number < cursor_line
-            ):
+            kept: list[RgMatch] = []
+            for match in in_file:
+                if path == exclude_path and not (
+                    admit_above_cursor
+                    and cursor_line is not None
+                    and match.line_number < cursor_line
+                ):
+                    continue
+                if len(match.text) > self.max_line_chars:
+                    minified.add(path)
+                    continue
+                kept.append(match)
+            # the queries that can match anything here: often one, and then no line is
+            # checked one by one
+            matched = "\n".join(m.text for m in kept)
+            here = _possible(compiled, matched)
+            if one_group and len(here) == 1:
+                if not here[0].query.paths or path in here[0].query.paths:
+                    hits_by_query[here[0].index] += kept
                 continue
-            if len(match.text) > self.max_line_chars:
-                minified.add(match.path)
-                continue
-            for c in _attribute(compiled, match.path, match.text, one_group):
-                hits_by_query[c.index].append(match)
+            for match in kept:
+                for c in _attribute(here, path, match.text, one_group):
+                    hits_by_query[c.index].append(match)
         skipped += [
             Skip(p, f"minified line (over {self.max_line_chars} chars)") for p in sorted(minified)
         ]
@@ -379,7 +401,9 @@ class GrepRoute:
         oversize = self._oversize_skips(list(by_lang), kept)
         return matches, [*skipped.values(), *oversize], rejected
 
-    def _start(self, lang: str | None, patterns: list[str]) -> subprocess.Popen[bytes]:
+    def _start(
+        self, lang: str | None, patterns: list[str], *, json_output: bool = False
+    ) -> subprocess.Popen[bytes]:
         spec = SearchSpec(
             patterns=tuple(patterns),
             langs=(lang,) if lang else (),
@@ -387,7 +411,8 @@ class GrepRoute:
             max_filesize=self.max_filesize,
             paths=tuple(self._listed_files(lang) or ()),
         )
-        return self._popen(build_argv(self.rg, spec), stderr=subprocess.PIPE)
+        argv = build_argv(self.rg, spec, json_output=json_output)
+        return self._popen(argv, stderr=subprocess.PIPE)
 
     def _finish(
         self,
@@ -395,15 +420,24 @@ class GrepRoute:
         patterns: list[str],
         proc: subprocess.Popen[bytes],
         rejected: dict[str, str],
+        *,
+        json_output: bool = False,
     ) -> RgOutput:
-        """One search's output. When rg refused to run at all, each pattern is put to
-        rg's own parser; the ones it rejects go into ``rejected`` and the rest run again."""
+        """One search's output. A plain search that reported errors runs again with
+        ``--json`` (per-file errors become skips). When rg refused to run at all, each
+        pattern is put to rg's own parser; the ones it rejects go into ``rejected`` and
+        the rest run again."""
         try:
             out, err = proc.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
             raise SearchError(f"rg took longer than {self.timeout:.0f} s") from None
+        if not json_output:
+            if proc.returncode in (0, 1):
+                return collect_plain(out)
+            again = self._start(lang, patterns, json_output=True)
+            return self._finish(lang, patterns, again, rejected, json_output=True)
         try:
             return collect(out, err, proc.returncode)
         except SearchError:
@@ -414,7 +448,8 @@ class GrepRoute:
             left = [p for p in patterns if p not in bad]
             if not left:
                 return RgOutput()
-            return self._finish(lang, left, self._start(lang, left), rejected)
+            again = self._start(lang, left, json_output=True)
+            return self._finish(lang, left, again, rejected, json_output=True)
 
     def _narrow(
         self, hits_by_query: dict[int, list[RgMatch]], stats: list[QueryStats]
