@@ -127,7 +127,14 @@ def rerank_scores(texts: Sequence[str], query_text: str, method: str = "bm25") -
     scorer = RERANKERS[method]
     if scorer is None or not texts:
         return [0.0] * len(texts)
-    return scorer([code_tokens(text) for text in texts], code_tokens(query_text))
+    return scorer([list(_text_tokens(text)) for text in texts], code_tokens(query_text))
+
+
+@lru_cache(maxsize=8192)
+def _text_tokens(text: str) -> tuple[str, ...]:
+    """``code_tokens`` of a candidate's text, remembered: the same windows come back
+    from one retrieval to the next."""
+    return tuple(code_tokens(text))
 
 
 def rerank(candidates: list[Candidate], query_text: str, method: str = "bm25") -> list[Candidate]:

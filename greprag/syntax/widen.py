@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from greprag.files import file_text
 from greprag.languages import language_for_path
-from greprag.syntax.analysis import expand_range, file_spans
+from greprag.syntax.analysis import expand_in_region, expand_range, file_spans
 from greprag.syntax.scan import LocalExpander
 
 __all__ = ["SMALL_FILE_LINES", "BlockWidener"]
@@ -46,6 +46,10 @@ class BlockWidener:
         lang = language_for_path(path)
         name = lang.name if lang else None
         widened = self._local.expand(path, lines, name, start, end)
+        if widened is None:
+            region = self._local.region(lines, name, start, end)
+            if region is not None:  # tree-sitter on the units around the hit only
+                widened = expand_in_region(lines, name, *region, start, end)
         if widened is None:
             text = file_text(lines)
             spans = file_spans(path, text, name)
