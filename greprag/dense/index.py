@@ -147,7 +147,7 @@ class DenseIndex:
             raise DenseError(f"the dense index is damaged ({exc}): rebuild it") from None
         if vectors.size != len(snapshot.rows):
             raise DenseError("the dense index is damaged (index and rows differ): rebuild it")
-        snapshot.approx = None  # the index holds it now; saving serializes it again
+        snapshot.approx = None  # the index holds it now; saving streams it from there
         self.snapshot = snapshot
         self._vectors = vectors
         self._reindex_rows()
@@ -341,11 +341,9 @@ class DenseIndex:
     def _save(self) -> None:
         snapshot = self._current()
         assert self._vectors is not None
-        self._vectors.rebalance(snapshot)
-        try:
-            save(snapshot, self.path)
-        finally:
-            snapshot.approx = None  # the serialized index is needed only while saving
+        vectors = self._vectors
+        vectors.rebalance(snapshot)
+        save(snapshot, self.path, vectors.write if vectors.approx else None)
         self._disk_signature = self._signature()
 
     # --- search ------------------------------------------------------------------------

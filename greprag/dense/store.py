@@ -21,6 +21,7 @@ import shutil
 import struct
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -118,11 +119,14 @@ class Snapshot:
         return {row.key: matrix[i] for i, row in enumerate(self.rows)}
 
 
-def save(snapshot: Snapshot, path: Path) -> None:
+def save(
+    snapshot: Snapshot, path: Path, write_approx: Callable[[BinaryIO], None] | None = None
+) -> None:
     """Write ``snapshot`` atomically (temp file, fsync, ``os.replace``), checksummed.
 
     The payload goes to a side file first and is copied behind the header in 1 MB
-    pieces, so saving holds no copy of the vectors in memory. Raises ``StorageError``
+    pieces, so saving holds no copy of the vectors in memory; ``write_approx`` streams the
+    approximate index into it (else ``snapshot.approx`` is written). Raises ``StorageError``
     when the folder is read-only or the disk full; the previous file, if any, is left
     as it was.
     """
@@ -141,13 +145,13 @@ def save(snapshot: Snapshot, path: Path) -> None:
         "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
         "vectors": snapshot.matrix(),
     }
-    if snapshot.approx is not None:
+    if snapshot.approx is not None and write_approx is None:
         arrays["approx"] = snapshot.approx
     side = path.with_name(f"{path.name}.tmp-payload-{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(side, "w+b") as payload:
-            np.savez(payload, **arrays)
+            _write_npz(payload, arrays, write_approx)
             length = payload.tell()
             payload.seek(0)
             digest = hashlib.sha256()
@@ -186,6 +190,8 @@ def load(path: Path, model: str) -> Snapshot | None:
                 meta = json.loads(arrays["meta"].tobytes())
                 vectors = np.ascontiguousarray(arrays["vectors"], dtype=np.float32)
                 approx = arrays["approx"] if "approx" in arrays.files else None
+                if isinstance(approx, bytes):  # streamed by faiss: a raw member, not .npy
+                    approx = np.frombuffer(approx, dtype=np.uint8)
         except OSError as exc:
             raise DenseError(
                 f"the dense index {path} is unreadable: {exc.strerror or exc}"
@@ -216,6 +222,22 @@ def load(path: Path, model: str) -> Snapshot | None:
         raise _damaged(f"malformed ({type(exc).__name__}: {str(exc)[:80]})") from None
     _check_shapes(snapshot)
     return snapshot
+
+
+def _write_npz(
+    handle: BinaryIO,
+    arrays: dict[str, np.ndarray],
+    write_approx: Callable[[BinaryIO], None] | None,
+) -> None:
+    """What ``np.savez`` writes (one ``.npy`` member per array, stored), plus the raw
+    ``approx`` member written by ``write_approx``; ``np.load`` reads it back as bytes."""
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+        if write_approx is not None:
+            with archive.open("approx", "w", force_zip64=True) as member:
+                write_approx(member)
 
 
 def _check_payload(handle: BinaryIO) -> None:
@@ -324,7 +346,6 @@ class VectorIndex:
         n = len(snapshot.rows)
         floor = APPROX_MIN_CHUNKS // 2 if self.approx else APPROX_MIN_CHUNKS  # hysteresis
         if (n >= floor) == self.approx:
-            snapshot.approx = self.serialize() if self.approx else None
             return
         faiss, matrix = self._faiss, snapshot.matrix()
         ids = np.array([r.id for r in snapshot.rows], dtype=np.int64)
@@ -338,11 +359,12 @@ class VectorIndex:
             self.index, self.approx = faiss.IndexIDMap2(faiss.IndexFlatIP(self.dim)), False
         self.index.add_with_ids(matrix, ids)
         self._tune()
-        snapshot.approx = self.serialize() if self.approx else None
 
-    def serialize(self) -> np.ndarray:
-        """The index as faiss writes it (uint8), without a further copy as bytes."""
-        return self._faiss.serialize_index(self.index)
+    def write(self, handle: BinaryIO) -> None:
+        """The index as faiss serializes it, streamed to ``handle`` in 1 MB pieces (an
+        in-memory copy was ~2x its size at the peak)."""
+        faiss = self._faiss
+        faiss.write_index(self.index, faiss.PyCallbackIOWriter(handle.write, _PIECE))
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(row id, similarity) pairs, best first."""
