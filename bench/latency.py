@@ -1,28 +1,42 @@
-"""Retrieval latency on real repositories (a benchmark that prints numbers, not a test).
+"""Retrieval latency against one ripgrep pass, per stage, at three repo sizes (prints numbers).
 
-    python -m bench.latency [--corpus django jdk] [--cursors 50] [--seed 0]
+    python -m bench.latency [--corpus django sqlalchemy sympy javac jdk17 jdk-base]
+                            [--cursors 50] [--seed 0] [--budget 4096] [--no-cli]
 
-For each corpus: the source line count, then in-process ``Retriever.retrieve`` latency
-(p50 / p95 / max over seeded cursor positions, warm-up excluded) and the median of each
-pipeline stage. Then the wall time of a cold ``greprag retrieve`` process on click
-(~10k lines), median of 5. Targets (issue 2): p50 ≤ 50 ms on django, ≤ 150 ms on the JDK,
-cold CLI ≤ 0.5 s. Corpora are fetched once into ``~/.cache/greprag-bench`` by
-``bench.corpora``.
+Each corpus runs in a fresh child process, so the first retrieval is cold and the peak
+RSS is that corpus's own. In the child:
+
+- **cold**: ``Retriever(...)`` plus its first ``retrieve`` (imports excluded), and the
+  first query's rg pass walking the repo (what rg does before the file list is cached);
+- **warm**: three warm-up calls, then for each seeded cursor (just after an imported name
+  used inside a function body) one ``retrieve`` and, interleaved with it (alternating
+  which goes first), **the floor**: one rg process with the same patterns, flags and file
+  list the grep route's first pass uses, timed from spawn to its last byte of output;
+- the median of each stage in ``Result.timings`` (context, router, grep, rerank,
+  dedup_pack, total), p50/p95/max of the wall time, ratios to the floor, the median CPU
+  time of a retrieval (this process plus its rg) and of the floor (less sensitive to
+  other load than wall time), the peak RSS and the load average while it ran.
+
+Targets (issue 13): p50 ≤ 3× the floor (≤ 50 ms at ~250k lines, ≤ 100 ms at ~750k),
+p95 ≤ 2× p50. Corpora are fetched once into ``~/.cache/greprag-bench`` (PyPI wheels and
+Debian's openjdk-17-source), never committed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -37,13 +51,22 @@ from bench.corpora import (
     cache_dir,
     fetch,
 )
-from greprag import Retriever
 
-# java.base's public packages (java.*, javax.*): ~720k lines, the scale the issue names.
-JDK_BASE = Corpus("jdk17-base", "java", "debian", "openjdk-17-source", "17.0.19+10-1~deb12u2")
-_JDK_KEEP = ("java.base/java/", "java.base/javax/")
+SQLALCHEMY = Corpus("sqlalchemy", "python", "pypi", "sqlalchemy", "2.0.58")  # ~254k lines
+SYMPY = Corpus("sympy", "python", "pypi", "sympy", "1.14.0")  # ~754k lines
+_JDK_VERSION = "17.0.19+10-1~deb12u2"
+# javac (the jdk.compiler module): one real ~174k-line Java application
+JAVAC = Corpus("javac", "java", "debian", "openjdk-17-source", _JDK_VERSION)
+# java.base's public packages plus the NIO implementation behind them: ~808k lines
+JDK_BASE = Corpus("jdk17-base-nio", "java", "debian", "openjdk-17-source", _JDK_VERSION)
+_JDK_TREES = {
+    JAVAC.name: ("jdk.compiler/",),
+    JDK_BASE.name: ("java.base/java/", "java.base/javax/", "java.base/sun/nio/"),
+}
 _EXT = {"python": ".py", "java": ".java"}
 _CLI_RUNS = 5
+_WARMUP = 3
+STAGES = ("context", "router", "grep", "rerank", "dedup_pack", "total")
 
 
 @dataclass(frozen=True)
@@ -57,28 +80,40 @@ def _corpus(name: str) -> Corpus:
     return next(c for c in CORPORA if c.name == name)
 
 
-def fetch_jdk_base(cache: Path | None = None) -> Path:
-    """java.base's java/ and javax/ trees from Debian's openjdk-17-source, as a git repo."""
+def fetch_jdk_trees(corpus: Corpus, cache: Path | None = None) -> Path:
+    """Some module trees of Debian's openjdk-17-source ``src.zip``, as a git repo."""
     cache = cache or cache_dir()
-    root = cache / "repos" / JDK_BASE.key
+    root = cache / "repos" / corpus.key
     if (root / ".git" / "greprag-bench-ok").exists():
         return root
-    downloads = cache / "downloads" / JDK_BASE.key
+    downloads = cache / "downloads" / f"jdk17-{corpus.version}"
     downloads.mkdir(parents=True, exist_ok=True)
-    deb = _apt_download(JDK_BASE, downloads)
+    deb = _apt_download(corpus, downloads)
     staging = root.with_name(root.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
+    keep = _JDK_TREES[corpus.name]
     with zipfile.ZipFile(BytesIO(_tar_member_bytes(_deb_data(deb), "/lib/src.zip"))) as zf:
         for info in zf.infolist():
-            if info.filename.endswith(".java") and info.filename.startswith(_JDK_KEEP):
+            if info.filename.endswith(".java") and info.filename.startswith(keep):
                 target = staging / info.filename.split("/", 1)[1]
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(zf.read(info))
     _git_commit(staging)
-    (staging / ".git" / "greprag-bench-ok").write_text(JDK_BASE.version)
+    (staging / ".git" / "greprag-bench-ok").write_text(corpus.version)
     shutil.rmtree(root, ignore_errors=True)
     staging.rename(root)
     return root
+
+
+# name -> (language, fetcher): ~150k, ~250k and ~750k+ lines of each language
+CORPUS_FETCHERS: dict[str, tuple[str, Callable[[], Path]]] = {
+    "django": ("python", lambda: fetch(_corpus("django"))),
+    "sqlalchemy": ("python", lambda: fetch(SQLALCHEMY)),
+    "sympy": ("python", lambda: fetch(SYMPY)),
+    "javac": ("java", lambda: fetch_jdk_trees(JAVAC)),
+    "jdk17": ("java", lambda: fetch(_corpus("jdk17"))),
+    "jdk-base": ("java", lambda: fetch_jdk_trees(JDK_BASE)),
+}
 
 
 def source_files(repo: Path, lang: str) -> list[Path]:
@@ -152,25 +187,145 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def measure(repo: Path, cursors: list[Cursor], budget: int) -> dict[str, object]:
-    """In-process latency of ``retrieve`` (ms) after three warm-up calls."""
-    retriever = Retriever(repo, budget=budget, router="offline")
-    for at in cursors[:3]:
+def floor_argv(retriever, at: Cursor, *, walk: bool) -> list[str]:  # retriever: Retriever
+    """The rg argv of the grep route's first pass for ``at`` (its plan's patterns, flags
+    and file list); ``walk`` lets rg walk the repo instead (the cold, unlisted case)."""
+    from greprag.rg import SearchSpec, build_argv, rg_pattern
+
+    plan = retriever.plan(file=at.file, line=at.line, column=at.column)
+    lang = next((q.lang for q in plan.queries if q.lang), None)
+    patterns = dict.fromkeys(rg_pattern(q.pattern, fixed=q.fixed) for q in plan.queries)
+    grep, s = retriever.grep, retriever.settings
+    spec = SearchSpec(
+        patterns=tuple(patterns),
+        langs=(lang,) if lang else (),
+        max_count_per_file=s.max_count_per_file,
+        max_filesize=s.max_filesize,
+        paths=() if walk else tuple(grep.files(lang)),
+    )
+    return build_argv(grep.rg, spec)
+
+
+def _cpu() -> tuple[float, float]:
+    """CPU seconds so far: this process's, and its waited-for children's (rg)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
+
+
+def time_rg(argv: list[str], repo: Path) -> tuple[float, float]:
+    """Milliseconds of one rg process, spawn to exit, its whole output read: wall, CPU."""
+    from greprag.rg import spawn
+
+    cpu = _cpu()[1]
+    start = time.perf_counter()
+    proc = spawn(argv, repo)
+    proc.communicate()
+    return (time.perf_counter() - start) * 1000, (_cpu()[1] - cpu) * 1000
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict[str, object]:
+    """Cold first query, then warm retrievals interleaved with the rg floor (ms)."""
+    from greprag import Retriever
+
+    load_before = os.getloadavg()[0]
+    first = cursors[0]
+    start = time.perf_counter()
+    retriever = Retriever(repo, budget=budget, router="offline", routes=routes)
+    cold_result = retriever.retrieve(file=first.file, line=first.line, column=first.column)
+    cold_ms = (time.perf_counter() - start) * 1000
+    walk = floor_argv(retriever, first, walk=True)
+    cold_rg = statistics.median(time_rg(walk, repo)[0] for _ in range(3))
+    for at in cursors[:_WARMUP]:
         retriever.retrieve(file=at.file, line=at.line, column=at.column)
     wall: list[float] = []
+    floor: list[float] = []
+    cpu: list[float] = []  # this process's and rg's CPU per retrieval
+    floor_cpu: list[float] = []
     stages: dict[str, list[float]] = {}
-    for at in cursors:
-        start = time.perf_counter()
-        res = retriever.retrieve(file=at.file, line=at.line, column=at.column)
-        wall.append((time.perf_counter() - start) * 1000)
-        for stage, ms in res.timings.items():
-            stages.setdefault(stage, []).append(ms)
+    for n, at in enumerate(cursors):
+        argv = floor_argv(retriever, at, walk=False)
+        for turn in (0, 1) if n % 2 == 0 else (1, 0):
+            if turn == 0:
+                ms, cpu_ms = time_rg(argv, repo)
+                floor.append(ms)
+                floor_cpu.append(cpu_ms)
+                continue
+            before = sum(_cpu())
+            start = time.perf_counter()
+            res = retriever.retrieve(file=at.file, line=at.line, column=at.column)
+            wall.append((time.perf_counter() - start) * 1000)
+            cpu.append((sum(_cpu()) - before) * 1000)
+            for stage, ms in res.timings.items():
+                stages.setdefault(stage, []).append(ms)
     return {
+        "n": len(cursors),
+        "floor_p50": statistics.median(floor),
+        "floor_p95": _percentile(floor, 0.95),
+        "floor_cpu": statistics.median(floor_cpu),
+        "cpu": statistics.median(cpu),
         "p50": statistics.median(wall),
         "p95": _percentile(wall, 0.95),
         "max": max(wall),
         "stages": {k: statistics.median(v) for k, v in stages.items()},
+        "cold_ms": cold_ms,
+        "cold_stages": cold_result.timings,
+        "cold_rg": cold_rg,
+        "rss_mib": _rss_mib(),
+        "load": [load_before, os.getloadavg()[0]],
     }
+
+
+def _child(name: str, args: argparse.Namespace) -> None:
+    lang, fetcher = CORPUS_FETCHERS[name]
+    repo = fetcher()
+    files = source_files(repo, lang)
+    cursors = pick_cursors(repo, lang, args.cursors, args.seed)
+    result = measure(repo, cursors, args.budget, args.routes)
+    result.update(corpus=name, lang=lang, files=len(files), lines=count_lines(files))
+    print(json.dumps(result))
+
+
+def run_corpus(name: str, args: argparse.Namespace) -> dict[str, object]:
+    """One corpus measured in a fresh child process (its JSON line)."""
+    CORPUS_FETCHERS[name][1]()  # fetch here, so the child times only retrieval
+    argv = [sys.executable, "-m", "bench.latency", "--child", name]
+    argv += ["--cursors", str(args.cursors), "--seed", str(args.seed)]
+    argv += ["--budget", str(args.budget), "--routes", args.routes]
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench.latency child {name} failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def print_tables(rows: list[dict[str, object]]) -> None:
+    """The per-corpus table (ratios to the rg floor) and the per-stage medians."""
+    print(
+        "| corpus | lang | files | lines | rg floor p50 / p95 | p50 | p95 | max "
+        "| p50 / floor | p95 / p50 | CPU: retrieval / floor | cold retrieve "
+        "| cold rg (walk) | peak RSS | load |"
+    )
+    print("| --- " * 15 + "|")
+    for r in rows:
+        print(
+            f"| {r['corpus']} | {r['lang']} | {r['files']:,} | {r['lines']:,} "
+            f"| {r['floor_p50']:.1f} / {r['floor_p95']:.1f} ms | **{r['p50']:.1f} ms** "
+            f"| {r['p95']:.1f} ms | {r['max']:.1f} ms | **{r['p50'] / r['floor_p50']:.2f}×** "
+            f"| {r['p95'] / r['p50']:.2f} | {r['cpu']:.1f} / {r['floor_cpu']:.1f} ms "
+            f"| {r['cold_ms']:.0f} ms | {r['cold_rg']:.1f} ms "
+            f"| {r['rss_mib']:.0f} MiB | {r['load'][0]:.1f}–{r['load'][1]:.1f} |"
+        )
+    print()
+    print("| corpus | n | " + " | ".join(STAGES) + " | cold: " + ", ".join(STAGES[:-1]) + " |")
+    print("| --- " * (len(STAGES) + 3) + "|")
+    for r in rows:
+        warm = " | ".join(f"{r['stages'].get(k, 0.0):.1f}" for k in STAGES)
+        cold = ", ".join(f"{r['cold_stages'].get(k, 0.0):.0f}" for k in STAGES[:-1])
+        print(f"| {r['corpus']} | {r['n']} | {warm} | {cold} |")
 
 
 def cold_cli(repo: Path, at: Cursor, budget: int) -> list[float]:
@@ -188,43 +343,34 @@ def cold_cli(repo: Path, at: Cursor, budget: int) -> list[float]:
     return times
 
 
-def _report(name: str, repo: Path, lang: str, args: argparse.Namespace) -> None:
-    files = source_files(repo, lang)
-    cursors = pick_cursors(repo, lang, args.cursors, args.seed)
-    result = measure(repo, cursors, args.budget)
-    stages = " ".join(f"{k}={v:.1f}" for k, v in result["stages"].items())
-    print(
-        f"{name:<12} {len(files):>6} files {count_lines(files):>8} lines  n={len(cursors):<3}"
-        f" p50={result['p50']:6.1f} ms  p95={result['p95']:6.1f} ms  max={result['max']:6.1f} ms"
-    )
-    print(f"{'':<12} stage medians (ms): {stages}")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--corpus", nargs="*", default=["django", "jdk"], choices=["django", "jdk", "click"]
+        "--corpus", nargs="*", default=list(CORPUS_FETCHERS), choices=list(CORPUS_FETCHERS)
     )
     parser.add_argument("--cursors", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--budget", type=int, default=4096)
+    parser.add_argument("--routes", default="grep", choices=["grep", "auto"])
     parser.add_argument("--no-cli", action="store_true", help="skip the cold CLI timing")
+    parser.add_argument("--child", choices=list(CORPUS_FETCHERS), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-
+    if args.child:
+        _child(args.child, args)
+        return
+    rows = []
     for name in args.corpus:
-        if name == "jdk":
-            _report("jdk17-base", fetch_jdk_base(), "java", args)
-        else:
-            corpus = _corpus(name)
-            _report(corpus.key, fetch(corpus), corpus.lang, args)
+        rows.append(run_corpus(name, args))
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    print_tables(rows)
     if not args.no_cli:
         click = fetch(_corpus("click"))
         files = source_files(click, "python")
         at = pick_cursors(click, "python", 1, args.seed)[0]
         times = cold_cli(click, at, args.budget)
         print(
-            f"cold CLI     {count_lines(files):>8} lines (click)  median of {_CLI_RUNS}="
-            f"{statistics.median(times):.3f} s  min={min(times):.3f} s  max={max(times):.3f} s"
+            f"\ncold CLI {count_lines(files):,} lines (click): median of {_CLI_RUNS} "
+            f"{statistics.median(times):.3f} s (min {min(times):.3f}, max {max(times):.3f})"
         )
 
 

@@ -89,7 +89,10 @@ _CONTROL = frozenset(
 
 def _imports(lines: list[str], lang: str | None) -> list[ImportRef]:
     refs: list[ImportRef] = []
+    needs_import_word = lang in ("python", "java")  # each of their patterns has it
     for number, line in enumerate(lines, 1):
+        if needs_import_word and "import" not in line:
+            continue
         if lang == "python" or lang is None:
             if m := _PY_FROM.match(line):
                 names = m.group(2)
@@ -226,7 +229,7 @@ def _bindings(lines: list[str], ctx: LocalContext) -> None:
     """Visible annotations (name → type) and assignments (name → constructor/type)."""
     for line in lines:
         if ctx.lang == "python" or ctx.lang is None:
-            if m := _PY_ASSIGN.match(line):
+            if "=" in line and "(" in line and (m := _PY_ASSIGN.match(line)):
                 ctx.assignments[m.group(2)] = m.group(3)
             stripped = line.strip()
             if stripped.startswith(("def ", "async def ")) or ":" in stripped:
@@ -237,7 +240,7 @@ def _bindings(lines: list[str], ctx: LocalContext) -> None:
             for type_name, name in _TYPED_DECL.findall(line):
                 if type_name.split("<")[0] not in ("return", "new"):
                     ctx.annotations[name] = type_name
-            for name, type_name in _NEW_ASSIGN.findall(line):
+            for name, type_name in _NEW_ASSIGN.findall(line) if "new" in line else ():
                 ctx.assignments[name] = type_name
             if ctx.lang in ("typescript", "rust", "go"):
                 for name, type_name in re.findall(r"\b(\w+)\s*[?!]?:\s*([A-Z][\w.]*)", line):

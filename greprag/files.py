@@ -15,13 +15,23 @@ any other bytes as UTF-8 with undecodable bytes shown as U+FFFD, never dropped.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import stat
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
 
 __all__ = [
     "FileCache",
+    "FileStore",
+    "LinesMemo",
     "decode_text",
+    "file_text",
     "inside",
     "is_binary",
     "read_bytes",
@@ -63,6 +73,14 @@ def inside(root: Path, path: str) -> Path | None:
 def read_bytes(root: Path, path: str, limit: int | None = None) -> bytes | None:
     """The bytes of ``root/path``, or None when it is outside the root, not a regular
     file, unreadable, or (with ``limit``) larger than ``limit`` bytes."""
+    read = _read_with_stat(root, path, limit)
+    return None if read is None else read[0]
+
+
+def _read_with_stat(
+    root: Path, path: str, limit: int | None = None
+) -> tuple[bytes, os.stat_result] | None:
+    """``read_bytes`` and the ``fstat`` of the very descriptor it read."""
     real = inside(root, path)
     if real is None:
         return None
@@ -85,7 +103,7 @@ def read_bytes(root: Path, path: str, limit: int | None = None) -> bytes | None:
         chunks = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
-        return b"".join(chunks)
+        return b"".join(chunks), info
     except OSError:
         return None
     finally:
@@ -123,6 +141,8 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
@@ -132,19 +152,133 @@ def read_text(root: Path, path: str) -> str | None:
     return None if data is None else decode_text(data)
 
 
+# A file changed less than this before it was read may change again without its
+# timestamps showing it (they tick coarsely: a jiffy on Linux, 2 s on FAT): such an
+# entry is re-read and compared on every use until it is older (git's "racy clean").
+RACY_NS = 3_000_000_000
+MAX_STORED_CHARS = 24_000_000  # the text a FileStore keeps, least recently used first out
+
+
+def _stat_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+@dataclass(frozen=True)
+class _Stored:
+    key: tuple[int, int, int, int, int]
+    digest: bytes
+    lines: list[str]  # shared between retrievals: never modified in place
+    chars: int
+    trusted: bool  # its timestamps were old enough to tell a later change
+
+
+class FileStore:
+    """Repository files' lines kept across retrievals, each re-read once it changes.
+
+    An entry is used only while ``stat`` still reports the (device, inode, size, mtime,
+    ctime) it was read with, and only when that read happened ``RACY_NS`` after its last
+    change; otherwise the file is read again (through the containment check) and an
+    unchanged content keeps the same ``lines`` object, so caches keyed by it stay valid.
+    ``invalidate`` drops entries at once (a file watcher's hook). Thread-safe.
+    """
+
+    def __init__(self, repo: Path, max_chars: int = MAX_STORED_CHARS) -> None:
+        self.repo = repo
+        self.max_chars = max_chars
+        self._prefix = str(repo).rstrip(os.sep) + os.sep
+        self._entries: OrderedDict[str, _Stored] = OrderedDict()
+        self._inside: dict[str, tuple[int, int, int, int, int]] = {}
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def _stat(self, path: str) -> tuple[int, int, int, int, int] | None:
+        try:
+            return _stat_key(os.stat(self._prefix + path))
+        except (OSError, ValueError):
+            return None
+
+    def lines(self, path: str) -> list[str] | None:
+        """``path``'s lines as they are now; None when it is outside, gone or unreadable."""
+        with self._lock:
+            entry = self._entries.get(path)
+        if entry is not None and entry.trusted and self._stat(path) == entry.key:
+            with self._lock:
+                if path in self._entries:
+                    self._entries.move_to_end(path)
+            return entry.lines
+        started = time.time_ns()
+        read = _read_with_stat(self.repo, path)
+        if read is None:
+            self.invalidate([path])
+            return None
+        data, info = read
+        digest = hashlib.blake2b(data, digest_size=16).digest()
+        if entry is not None and entry.digest == digest:
+            lines, chars = entry.lines, entry.chars
+        else:
+            text = decode_text(data)
+            lines, chars = split_lines(text), len(text)
+        trusted = started - max(info.st_mtime_ns, info.st_ctime_ns) > RACY_NS
+        self._keep(path, _Stored(_stat_key(info), digest, lines, chars, trusted))
+        return lines
+
+    def _keep(self, path: str, entry: _Stored) -> None:
+        with self._lock:
+            old = self._entries.pop(path, None)
+            self._chars -= old.chars if old else 0
+            if entry.chars > self.max_chars:
+                return
+            self._entries[path] = entry
+            self._chars += entry.chars
+            while self._chars > self.max_chars:
+                _, evicted = self._entries.popitem(last=False)
+                self._chars -= evicted.chars
+
+    def allowed(self, path: str) -> bool:
+        """``path`` resolves inside the repo now: known so while its stat is unchanged
+        (the same inode, untouched since it was checked), else checked again."""
+        before = self._stat(path)
+        with self._lock:
+            entry = self._entries.get(path)
+            known = self._inside.get(path)
+        if before is not None and (known == before or (entry and entry.key == before)):
+            return True
+        if inside(self.repo, path) is None:
+            return False
+        if before is not None and self._stat(path) == before:
+            with self._lock:
+                self._inside[path] = before
+        return True
+
+    def invalidate(self, paths: Iterable[str] | None = None) -> None:
+        """Forget ``paths`` (repo-relative; None: every file)."""
+        with self._lock:
+            for path in list(self._entries) if paths is None else paths:
+                old = self._entries.pop(path, None)
+                self._chars -= old.chars if old else 0
+                self._inside.pop(path, None)
+            if paths is None:
+                self._inside.clear()
+
+
 class FileCache:
     """Lines of repo files (``split_lines`` of ``read_text``), read once per retrieval;
-    a path that resolves outside the repo when it is read gives no lines."""
+    a path that resolves outside the repo when it is read gives no lines. With a
+    ``store``, files unchanged since an earlier retrieval are not read again."""
 
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, store: FileStore | None = None) -> None:
         self.repo = repo
+        self.store = store
         self.lines: dict[str, list[str]] = {}
         self._inside: dict[str, bool] = {}
 
     def get(self, path: str) -> list[str]:
         cached = self.lines.get(path)
         if cached is None:
-            cached = split_lines(read_text(self.repo, path) or "")
+            if self.store is not None:
+                cached = self.store.lines(path) or []
+            else:
+                cached = split_lines(read_text(self.repo, path) or "")
             self.lines[path] = cached
         return cached
 
@@ -152,5 +286,51 @@ class FileCache:
         """``path`` resolves inside the repo now (not a symlink out, no ``..``)."""
         known = self._inside.get(path)
         if known is None:
-            known = self._inside[path] = inside(self.repo, path) is not None
+            if self.store is not None:
+                known = self.store.allowed(path)
+            else:
+                known = inside(self.repo, path) is not None
+            self._inside[path] = known
         return known
+
+
+T = TypeVar("T")
+
+
+class LinesMemo:
+    """Values computed from a file's lines, kept while that very list object is.
+
+    A ``FileStore`` hands out the same list for as long as a file's content is unchanged
+    and a new one when it changes, so keying by identity is keying by content, at no
+    hashing cost. Each entry holds its list, so an id is never reused while it is kept.
+    Least recently used out past ``size`` entries; thread-safe.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[int, Hashable], tuple[list[str], Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, lines: list[str], tag: Hashable, compute: Callable[[], T]) -> T:
+        """The value for (``lines``, ``tag``), computed by ``compute()`` on a miss."""
+        key = (id(lines), tag)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and hit[0] is lines:
+                self._items.move_to_end(key)
+                return hit[1]
+        value = compute()
+        with self._lock:
+            self._items[key] = (lines, value)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
+_TEXTS = LinesMemo(256)
+
+
+def file_text(lines: list[str]) -> str:
+    """``lines`` joined by ``\n``: the same string object while ``lines`` is kept (so
+    caches keyed by the text hash it once)."""
+    return _TEXTS.get(lines, "text", lambda: "\n".join(lines))

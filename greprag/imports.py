@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def resolve_imports(
             exists = (
                 normalized in known_files
                 if known_files is not None
-                else (repo / normalized).is_file()
+                else os.path.isfile(os.path.join(repo, normalized))
             )
             if exists:
                 found[ref.local_name] = normalized

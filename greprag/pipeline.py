@@ -13,7 +13,7 @@ from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, context_at, context_of_text, repo_relative
 from greprag.errors import RetrievalError, RouterError
 from greprag.explain import explain_retrieval
-from greprag.files import FileCache
+from greprag.files import FileCache, FileStore
 from greprag.fusion.assemble import assemble
 from greprag.fusion.score import ScoreWeights, score_candidates
 from greprag.imports import resolve_imports
@@ -74,6 +74,7 @@ class Retriever:
         self.offline = OfflineRouter.from_settings(s)
         self.router = injected
         self.weights = ScoreWeights.from_settings(s)
+        self.files = FileStore(self.repo)  # lines kept across retrievals while unchanged
         preload_encoding(s.encoding)  # overlaps the tokenizer load with rg
         # the dense route joins where grep is weak
         self.dense = DenseJoin(self.repo, s, load_model=load_dense)
@@ -155,7 +156,7 @@ class Retriever:
         request = RouteRequest(
             plan,
             ctx,
-            FileCache(self.repo),
+            FileCache(self.repo, self.files),
             exclude_path=ctx.path,
             cursor_line=ctx.line,
             admit_above_cursor=s.include_current_file == "above",
@@ -212,11 +213,13 @@ class Retriever:
 
     def invalidate(self, paths: Iterable[str] | None = None) -> None:
         """Files changed on disk (repo-relative paths; None: anything may have): drop what
-        was kept about them. Retrievals read files afresh, so this only matters to what
-        outlives one call: the grep route's file lists (and the dense index, which
-        ``refresh`` brings up to date)."""
+        was kept about them. Kept lines are checked against each file's stat anyway; this
+        drops them at once (a file watcher's hook), and the grep route's file lists when
+        files came or went (the dense index: ``refresh`` brings it up to date)."""
+        changed = None if paths is None else list(paths)
+        self.files.invalidate(changed)
         if self.grep is not None:
-            self.grep.invalidate(None if paths is None else list(paths))
+            self.grep.invalidate(changed)
 
     def refresh(self) -> int:
         """Bring the dense index up to date now (a warm process calls this in the

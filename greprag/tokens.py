@@ -12,6 +12,7 @@ import importlib.util
 import marshal
 import os
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
@@ -105,8 +106,69 @@ def _get_encoding(name: str):  # -> tiktoken.Encoding
     return encoding
 
 
+_COUNTS: OrderedDict[tuple[str, str], int] = OrderedDict()
+_COUNTS_MAX_CHARS = 8_000_000  # the texts the count cache keeps, oldest out first
+_COUNTS_LOCK = threading.Lock()
+_counted_chars = 0
+
+
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
-    """Tokens in ``text``; special-token text such as ``<|endoftext|>`` counts as plain text."""
+    """Tokens in ``text``; special-token text such as ``<|endoftext|>`` counts as plain text.
+    Counts are remembered (an LRU keyed by the text itself): the same blocks recur from
+    one retrieval to the next."""
+    global _counted_chars
     if not text:
         return 0
-    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+    key = (encoding, text)
+    with _COUNTS_LOCK:
+        known = _COUNTS.get(key)
+        if known is not None:
+            _COUNTS.move_to_end(key)
+            return known
+    count = len(get_encoding(encoding).encode(text, disallowed_special=()))
+    with _COUNTS_LOCK:
+        if key not in _COUNTS and len(text) * 8 <= _COUNTS_MAX_CHARS:
+            _COUNTS[key] = count
+            _counted_chars += len(text)
+            while _counted_chars > _COUNTS_MAX_CHARS:
+                (_, evicted), _ = _COUNTS.popitem(last=False)
+                _counted_chars -= len(evicted)
+    return count
+
+
+# A text longer than this many characters per token of the limit is first counted on a
+# prefix (code runs 3-5 characters per token): most such blocks are far over the limit.
+_PREFIX_CHARS_PER_TOKEN = 6
+
+
+def count_tokens_upto(text: str, limit: int, encoding: str = DEFAULT_ENCODING) -> int:
+    """``count_tokens(text)`` when that is at most ``limit``; otherwise some count above
+    ``limit`` (a lower bound), found without encoding all of a long text.
+
+    The prefix is cut just after a newline that ends a non-blank line and starts another
+    (not with ``/``): no pre-tokenizer piece of any tiktoken encoding spans such a cut, or
+    only a whitespace piece that keeps one token, so the prefix never has more tokens than
+    the whole text.
+    """
+    start = _PREFIX_CHARS_PER_TOKEN * (limit + 1)
+    if len(text) > 2 * start:
+        cut = _safe_cut(text, start)
+        if cut is not None:
+            counted = count_tokens(text[:cut], encoding)
+            if counted > limit:
+                return counted
+    return count_tokens(text, encoding)
+
+
+def _safe_cut(text: str, start: int) -> int | None:
+    """The first position at or after ``start`` just past a newline such that the line
+    before it ends in a non-space character and the line after it holds one and does not
+    start with ``/``; None when there is none."""
+    at = text.find("\n", start - 1)
+    while 0 < at < len(text) - 1:
+        after = text.find("\n", at + 1)
+        line = text[at + 1 : after if after >= 0 else len(text)]
+        if not text[at - 1].isspace() and line.strip() and not line.startswith("/"):
+            return at + 1
+        at = after
+    return None

@@ -75,7 +75,7 @@ def _dir_mtimes(repo: Path, paths: list[str], now_ns: int) -> dict[str, int]:
     mtimes = {}
     for folder in dirs:
         try:
-            mtime = (repo / folder).stat().st_mtime_ns
+            mtime = os.stat(os.path.join(repo, folder)).st_mtime_ns
         except OSError:
             mtime = -1
         mtimes[folder] = -1 if now_ns - mtime < RACY_NS else mtime
@@ -87,7 +87,7 @@ def _dirs_changed(repo: Path, dirs: dict[str, int]) -> bool:
         return True
     for folder, mtime in dirs.items():
         try:
-            if (repo / folder).stat().st_mtime_ns != mtime:
+            if os.stat(os.path.join(repo, folder)).st_mtime_ns != mtime:
                 return True
         except OSError:
             return True
@@ -108,9 +108,10 @@ def detect_changes(
     paths = list_files(repo, rg_path) if relist else sorted(files)
     changes = Changes(dirs=_dir_mtimes(repo, paths, now) if relist else dirs)
     seen = set()
+    prefix = os.path.join(repo, "")  # str paths: a stat per file is the whole check
     for path in paths:
         try:
-            st = (repo / path).stat()
+            st = os.stat(prefix + path)
         except OSError:
             continue
         limit = MAX_DOC_BYTES if path.lower().endswith(DOC_EXTENSIONS) else MAX_FILE_BYTES

@@ -56,6 +56,29 @@ class UpdateReport:
     note: str = ""  # why a query's update stayed in memory
 
 
+class _KnownVectors:
+    """Vectors an update can reuse instead of embedding: the loaded snapshot's by content
+    key (kept even when their rows go: renamed code keeps its vector), and those of rows
+    added by this update, looked up by row id in the snapshot (never held twice)."""
+
+    def __init__(self, old: dict[str, np.ndarray], by_id: Callable[[int], np.ndarray]) -> None:
+        self._old = old
+        self._new: dict[str, int] = {}
+        self._by_id = by_id
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._old or key in self._new
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key in self._old:
+            return self._old[key]
+        return self._by_id(self._new[key])
+
+    def remember(self, rows: list[Row]) -> None:
+        for row in rows:
+            self._new.setdefault(row.key, row.id)
+
+
 class DenseIndex:
     """The incremental dense index of one repo for one embedding model."""
 
@@ -124,6 +147,7 @@ class DenseIndex:
             raise DenseError(f"the dense index is damaged ({exc}): rebuild it") from None
         if vectors.size != len(snapshot.rows):
             raise DenseError("the dense index is damaged (index and rows differ): rebuild it")
+        snapshot.approx = None  # the index holds it now; saving streams it from there
         self.snapshot = snapshot
         self._vectors = vectors
         self._reindex_rows()
@@ -198,7 +222,8 @@ class DenseIndex:
         snapshot = self._current()
         report = UpdateReport(deleted=len(changes.deleted))
         snapshot.files.update(changes.touched)
-        cache = snapshot.key_vectors()  # taken before deletions: renamed code keeps vectors
+        # taken before deletions: renamed code keeps vectors
+        cache = _KnownVectors(snapshot.key_vectors(), self._vector)
         for path in changes.deleted:
             snapshot.files.pop(path, None)
         self._swap(set(changes.deleted), [], np.zeros((0, snapshot.dim), np.float32))
@@ -214,7 +239,7 @@ class DenseIndex:
                 self._swap({path}, [], np.zeros((0, snapshot.dim), np.float32))
                 continue
             chunks = chunk_file(path, decode_text(data))
-            fresh = {c.key for c in chunks} - cache.keys() - pending
+            fresh = {c.key for c in chunks if c.key not in cache} - pending
             if bound_s is not None:
                 spent = time.perf_counter() - started
                 cost = (len(pending) + len(fresh)) / self.embedder.texts_per_s
@@ -248,7 +273,7 @@ class DenseIndex:
     def _flush(
         self,
         batch: list[tuple[str, FileState, list[Chunk]]],
-        cache: dict[str, np.ndarray],
+        cache: _KnownVectors,
         report: UpdateReport,
     ) -> int:
         """Embed a batch of changed files (unseen texts only) and swap their rows in."""
@@ -258,6 +283,7 @@ class DenseIndex:
         for chunk in chunks:
             if chunk.key not in cache:
                 missing.setdefault(chunk.key, chunk.text)
+        embedded: dict[str, np.ndarray] = {}
         if missing:
             vectors = self.embedder.encode(list(missing.values()))
             finite = np.isfinite(vectors).all(axis=1)
@@ -267,46 +293,57 @@ class DenseIndex:
                     f"{int((~finite).sum())} of {len(missing)} texts; the index was not "
                     f"changed: check the model ({self.embedder.name})"
                 )
-            cache.update(zip(missing, vectors, strict=True))
+            embedded = dict(zip(missing, vectors, strict=True))
         report.embedded += len(missing)
         report.reused += len(chunks) - len(missing)
         report.changed += len(batch)
         for path, state, _ in batch:
             snapshot.files[path] = state
-        matrix = (
-            np.stack([cache[c.key] for c in chunks])
-            if chunks
-            else np.zeros((0, snapshot.dim), np.float32)
-        )
-        self._swap({path for path, _, _ in batch}, chunks, matrix)
+        matrix = np.zeros((len(chunks), snapshot.dim), np.float32)
+        for i, chunk in enumerate(chunks):
+            matrix[i] = embedded[chunk.key] if chunk.key in embedded else cache[chunk.key]
+        rows = self._swap({path for path, _, _ in batch}, chunks, matrix)
+        cache.remember(rows)
         count = len(batch)
         batch.clear()
         return count
 
-    def _swap(self, paths: set[str], chunks: list[Chunk], matrix: np.ndarray) -> None:
-        """Replace every row of ``paths`` with ``chunks`` (vectors in ``matrix``)."""
+    def _swap(self, paths: set[str], chunks: list[Chunk], matrix: np.ndarray) -> list[Row]:
+        """Replace every row of ``paths`` with ``chunks`` (vectors in ``matrix``); the new
+        rows. New files' rows are appended, with no pass over the others."""
         snapshot = self._current()
         if not paths and not chunks:
-            return
-        keep = [i for i, row in enumerate(snapshot.rows) if row.path not in paths]
-        gone = [row.id for row in snapshot.rows if row.path in paths]
+            return []
+        gone: list[int] = []
+        if any(self._per_path.get(path) for path in paths):
+            keep = [i for i, row in enumerate(snapshot.rows) if row.path not in paths]
+            gone = [row.id for row in snapshot.rows if row.path in paths]
+            snapshot.keep_only(keep)
+            self._reindex_rows()
         new_rows = [
             Row(snapshot.next_id + i, c.path, c.start_line, c.end_line, c.symbol, c.key)
             for i, c in enumerate(chunks)
         ]
         snapshot.next_id += len(new_rows)
-        snapshot.rows = [snapshot.rows[i] for i in keep] + new_rows
-        snapshot.vectors = np.concatenate([snapshot.matrix()[keep], matrix.astype(np.float32)])
+        first = len(snapshot.rows)
+        snapshot.append(new_rows, matrix)
         assert self._vectors is not None
         self._vectors.remove(gone)
-        self._vectors.add(matrix.astype(np.float32), [r.id for r in new_rows])
-        self._reindex_rows()
+        self._vectors.add(matrix, [r.id for r in new_rows])
+        for offset, row in enumerate(new_rows):
+            self._positions[row.id] = first + offset
+            self._per_path[row.path] += 1
+        return new_rows
+
+    def _vector(self, row_id: int) -> np.ndarray:
+        return self._current().matrix()[self._positions[row_id]]
 
     def _save(self) -> None:
         snapshot = self._current()
         assert self._vectors is not None
-        self._vectors.rebalance(snapshot)
-        save(snapshot, self.path)
+        vectors = self._vectors
+        vectors.rebalance(snapshot)
+        save(snapshot, self.path, vectors.write if vectors.approx else None)
         self._disk_signature = self._signature()
 
     # --- search ------------------------------------------------------------------------

@@ -14,15 +14,17 @@ search garbage.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
+import shutil
 import struct
 import time
+import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -39,6 +41,7 @@ _HEADER = struct.Struct("<IQ32s")  # format version, payload bytes, SHA-256 of t
 # IVF (nlist=4*sqrt(n), nprobe=32) stays under 1 ms. Flat is exact, so use it while cheap.
 APPROX_MIN_CHUNKS = 20_000
 NPROBE = 32
+_PIECE = 1 << 20  # bytes read or copied at a time when saving or checking a snapshot
 
 
 def index_dir(repo: Path, cache_dir: Path | None = None) -> Path:
@@ -80,12 +83,35 @@ class Snapshot:
     vectors: np.ndarray | None = None
     next_id: int = 0
     updated_at: float = 0.0
-    approx: bytes | None = None  # serialized faiss index when approximate
+    approx: np.ndarray | None = None  # serialized faiss index (uint8) when approximate
+
+    _room: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def matrix(self) -> np.ndarray:
         if self.vectors is None:
             return np.zeros((0, self.dim), dtype=np.float32)
         return self.vectors
+
+    def append(self, rows: list[Row], vectors: np.ndarray) -> None:
+        """Add rows and their vectors at the end, into spare room kept behind ``vectors``
+        (grown by a quarter when full): a build appending batch after batch copies the
+        matrix a few times in all, not once per batch."""
+        old = self.matrix()
+        have, need = old.shape[0], old.shape[0] + len(rows)
+        room = self._room
+        if room is None or room.shape[0] < need or self.vectors is None or old.base is not room:
+            room = np.empty((max(need, have + have // 4, 256), self.dim), dtype=np.float32)
+            room[:have] = old
+            self._room = room
+        room[have:need] = vectors
+        self.vectors = room[:need]
+        self.rows.extend(rows)
+
+    def keep_only(self, keep: list[int]) -> None:
+        """Keep the rows (and vectors) at positions ``keep``, in order."""
+        self.rows = [self.rows[i] for i in keep]
+        self.vectors = np.ascontiguousarray(self.matrix()[keep], dtype=np.float32)
+        self._room = None
 
     def key_vectors(self) -> dict[str, np.ndarray]:
         """Vectors by content key: moved or duplicated code is never embedded twice."""
@@ -93,11 +119,16 @@ class Snapshot:
         return {row.key: matrix[i] for i, row in enumerate(self.rows)}
 
 
-def save(snapshot: Snapshot, path: Path) -> None:
+def save(
+    snapshot: Snapshot, path: Path, write_approx: Callable[[BinaryIO], None] | None = None
+) -> None:
     """Write ``snapshot`` atomically (temp file, fsync, ``os.replace``), checksummed.
 
-    Raises ``StorageError`` when the folder is read-only or the disk full; the previous
-    file, if any, is left as it was.
+    The payload goes to a side file first and is copied behind the header in 1 MB
+    pieces, so saving holds no copy of the vectors in memory; ``write_approx`` streams the
+    approximate index into it (else ``snapshot.approx`` is written). Raises ``StorageError``
+    when the folder is read-only or the disk full; the previous file, if any, is left
+    as it was.
     """
     meta: dict[str, Any] = {
         "version": SNAPSHOT_VERSION,
@@ -114,41 +145,59 @@ def save(snapshot: Snapshot, path: Path) -> None:
         "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
         "vectors": snapshot.matrix(),
     }
-    if snapshot.approx is not None:
-        arrays["approx"] = np.frombuffer(snapshot.approx, dtype=np.uint8)
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    payload = buffer.getvalue()
-    header = _HEADER.pack(SNAPSHOT_VERSION, len(payload), hashlib.sha256(payload).digest())
-
-    def write(handle) -> None:
-        handle.write(MAGIC + header)
-        handle.write(payload)
-
+    if snapshot.approx is not None and write_approx is None:
+        arrays["approx"] = snapshot.approx
+    side = path.with_name(f"{path.name}.tmp-payload-{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, write)
+        with open(side, "w+b") as payload:
+            _write_npz(payload, arrays, write_approx)
+            length = payload.tell()
+            payload.seek(0)
+            digest = hashlib.sha256()
+            while piece := payload.read(_PIECE):
+                digest.update(piece)
+            header = _HEADER.pack(SNAPSHOT_VERSION, length, digest.digest())
+
+            def write(handle) -> None:
+                handle.write(MAGIC + header)
+                payload.seek(0)
+                shutil.copyfileobj(payload, handle, _PIECE)
+
+            atomic_write(path, write)
     except OSError as exc:
         raise StorageError(f"cannot write the dense index {path}: {exc.strerror or exc}") from None
+    finally:
+        side.unlink(missing_ok=True)
 
 
 def load(path: Path, model: str) -> Snapshot | None:
     """The snapshot at ``path``; None when there is none. Raises ``DenseError`` (the index
-    must be rebuilt) when the file is unreadable, damaged, malformed or built otherwise."""
+    must be rebuilt) when the file is unreadable, damaged, malformed or built otherwise.
+
+    The checksum is computed reading the file in pieces, then the arrays are read from
+    the same open file: one copy of the vectors in memory, never a stale mix."""
     try:
-        data = path.read_bytes()
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, after the arrays are read
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise DenseError(f"the dense index {path} is unreadable: {exc.strerror or exc}") from None
-    payload = _payload(data)
-    try:
-        with np.load(io.BytesIO(payload), allow_pickle=False) as arrays:
-            meta = json.loads(arrays["meta"].tobytes())
-            vectors = np.ascontiguousarray(arrays["vectors"], dtype=np.float32)
-            approx = arrays["approx"].tobytes() if "approx" in arrays.files else None
-    except (OSError, ValueError, KeyError, EOFError, TypeError) as exc:
-        raise _damaged(f"malformed ({type(exc).__name__})") from None
+    with handle:
+        try:
+            _check_payload(handle)
+            with np.load(handle, allow_pickle=False) as arrays:
+                meta = json.loads(arrays["meta"].tobytes())
+                vectors = np.ascontiguousarray(arrays["vectors"], dtype=np.float32)
+                approx = arrays["approx"] if "approx" in arrays.files else None
+                if isinstance(approx, bytes):  # streamed by faiss: a raw member, not .npy
+                    approx = np.frombuffer(approx, dtype=np.uint8)
+        except OSError as exc:
+            raise DenseError(
+                f"the dense index {path} is unreadable: {exc.strerror or exc}"
+            ) from None
+        except (ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as exc:
+            raise _damaged(f"malformed ({type(exc).__name__})") from None
     if not isinstance(meta, dict):
         raise _damaged("malformed (no metadata)")
     built = (meta.get("version"), meta.get("chunker"), meta.get("model"))
@@ -175,25 +224,46 @@ def load(path: Path, model: str) -> Snapshot | None:
     return snapshot
 
 
-def _payload(data: bytes) -> bytes:
-    """The payload of a snapshot file, once its magic, length and checksum check out."""
+def _write_npz(
+    handle: BinaryIO,
+    arrays: dict[str, np.ndarray],
+    write_approx: Callable[[BinaryIO], None] | None,
+) -> None:
+    """What ``np.savez`` writes (one ``.npy`` member per array, stored), plus the raw
+    ``approx`` member written by ``write_approx``; ``np.load`` reads it back as bytes."""
+    with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+        if write_approx is not None:
+            with archive.open("approx", "w", force_zip64=True) as member:
+                write_approx(member)
+
+
+def _check_payload(handle: BinaryIO) -> None:
+    """Check a snapshot file's magic, length and checksum, reading the payload in pieces;
+    leaves ``handle`` at the payload's start."""
     head = len(MAGIC) + _HEADER.size
-    if not data.startswith(MAGIC):
+    start = handle.read(head)
+    if not start.startswith(MAGIC):
         raise DenseError(
             "the dense index is in an older format or not an index: "
             "run `greprag index` to rebuild it"
         )
-    if len(data) < head:
+    if len(start) < head:
         raise _damaged("truncated")
-    version, length, digest = _HEADER.unpack(data[len(MAGIC) : head])
-    payload = data[head:]
-    if len(payload) != length:
-        raise _damaged(f"truncated ({len(payload)} of {length} payload bytes)")
-    if hashlib.sha256(payload).digest() != digest:
+    version, length, expected = _HEADER.unpack(start[len(MAGIC) :])
+    size = os.fstat(handle.fileno()).st_size - head
+    if size != length:
+        raise _damaged(f"truncated ({size} of {length} payload bytes)")
+    digest = hashlib.sha256()
+    while piece := handle.read(_PIECE):
+        digest.update(piece)
+    if digest.digest() != expected:
         raise _damaged("checksum mismatch")
     if version != SNAPSHOT_VERSION:
         raise DenseError("the dense index was built by another GrepRAG version: rebuild it")
-    return payload
+    handle.seek(head)
 
 
 def _damaged(what: str) -> DenseError:
@@ -225,6 +295,9 @@ def _check_shapes(snapshot: Snapshot) -> None:
         raise _damaged(f"malformed (vectors {vectors.shape} for {rows} rows)")
     if not np.isfinite(vectors).all():
         raise _damaged("non-finite vectors")
+    approx = snapshot.approx
+    if approx is not None and (approx.ndim != 1 or approx.dtype != np.uint8):
+        raise _damaged("malformed (approximate index)")
     if len({row.id for row in snapshot.rows}) != rows or snapshot.dim < 1:
         raise _damaged("malformed (duplicate row ids)")
 
@@ -244,7 +317,7 @@ class VectorIndex:
         self.dim = snapshot.dim
         ids = np.array([r.id for r in snapshot.rows], dtype=np.int64)
         if snapshot.approx is not None:
-            self.index = faiss.deserialize_index(np.frombuffer(snapshot.approx, dtype=np.uint8))
+            self.index = faiss.deserialize_index(snapshot.approx)
             self.approx = True
         else:
             self.index = faiss.IndexIDMap2(faiss.IndexFlatIP(self.dim))
@@ -273,7 +346,6 @@ class VectorIndex:
         n = len(snapshot.rows)
         floor = APPROX_MIN_CHUNKS // 2 if self.approx else APPROX_MIN_CHUNKS  # hysteresis
         if (n >= floor) == self.approx:
-            snapshot.approx = self.serialize() if self.approx else None
             return
         faiss, matrix = self._faiss, snapshot.matrix()
         ids = np.array([r.id for r in snapshot.rows], dtype=np.int64)
@@ -287,10 +359,12 @@ class VectorIndex:
             self.index, self.approx = faiss.IndexIDMap2(faiss.IndexFlatIP(self.dim)), False
         self.index.add_with_ids(matrix, ids)
         self._tune()
-        snapshot.approx = self.serialize() if self.approx else None
 
-    def serialize(self) -> bytes:
-        return self._faiss.serialize_index(self.index).tobytes()
+    def write(self, handle: BinaryIO) -> None:
+        """The index as faiss serializes it, streamed to ``handle`` in 1 MB pieces (an
+        in-memory copy was ~2x its size at the peak)."""
+        faiss = self._faiss
+        faiss.write_index(self.index, faiss.PyCallbackIOWriter(handle.write, _PIECE))
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(row id, similarity) pairs, best first."""

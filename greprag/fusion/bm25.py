@@ -40,14 +40,20 @@ def code_tokens(text: str) -> list[str]:
     """Tokens for BM25: each identifier whole (lowercased) and its parts."""
     tokens: list[str] = []
     for word in _WORD_RE.findall(text):
-        lowered = word.lower()
-        if lowered in _STOP:
-            continue
-        tokens.append(lowered)
-        parts = split_identifier(word)
-        if len(parts) > 1:
-            tokens.extend(p for p in parts if p not in _STOP)
+        tokens.extend(_word_tokens(word))
     return tokens
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    """One word's tokens: the word lowercased, then its parts (none for a stop word)."""
+    lowered = word.lower()
+    if lowered in _STOP:
+        return ()
+    parts = split_identifier(word)
+    if len(parts) > 1:
+        return (lowered, *(p for p in parts if p not in _STOP))
+    return (lowered,)
 
 
 def bm25_scores(
@@ -121,7 +127,14 @@ def rerank_scores(texts: Sequence[str], query_text: str, method: str = "bm25") -
     scorer = RERANKERS[method]
     if scorer is None or not texts:
         return [0.0] * len(texts)
-    return scorer([code_tokens(text) for text in texts], code_tokens(query_text))
+    return scorer([list(_text_tokens(text)) for text in texts], code_tokens(query_text))
+
+
+@lru_cache(maxsize=8192)
+def _text_tokens(text: str) -> tuple[str, ...]:
+    """``code_tokens`` of a candidate's text, remembered: the same windows come back
+    from one retrieval to the next."""
+    return tuple(code_tokens(text))
 
 
 def rerank(candidates: list[Candidate], query_text: str, method: str = "bm25") -> list[Candidate]:

@@ -25,7 +25,7 @@ from greprag.fusion.dedup import MergedRange
 from greprag.languages import language_for_path
 from greprag.models import SIMILAR_ROUTE, Block, Drop
 from greprag.render import block_text, render_context
-from greprag.tokens import count_tokens
+from greprag.tokens import count_tokens, count_tokens_upto
 
 LinesOf = Callable[[str], list[str]]
 
@@ -83,7 +83,7 @@ def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[For
     keep = set(signature)
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
-    headers = {n for n in range(first + 1, end + 1) if _DEF_HEADER.match(lines[n - 1])}
+    headers = {n for n in range(first + 1, end + 1) if _is_def_header(lines[n - 1])}
     if headers - keep:
         yield Form(_elide(lines, keep | headers, start, end))
     yield Form(_elide(lines, keep, start, end))
@@ -136,6 +136,13 @@ _DEF_HEADER = re.compile(
 )
 
 
+def _is_def_header(line: str) -> bool:
+    """``_DEF_HEADER`` matches ``line`` (checked for the words it needs first: cheaper)."""
+    return (
+        "(" in line or "def" in line or "class" in line or "fn" in line or "func" in line
+    ) and _DEF_HEADER.match(line) is not None
+
+
 def _first_fitting(
     item: MergedRange,
     lines: list[str],
@@ -147,16 +154,21 @@ def _first_fitting(
     class_cap: int | None = None,
 ) -> Block | None:
     """The longest shortened form within ``cap`` (a class outline within ``class_cap``;
-    the shortest form may use all that is left)."""
-    forms = list(marked_forms(item.path, lines, item))
-    for index, form in enumerate(forms):
-        block = Block(item.path, item.start_line, end, form.text, score, item.route, outline=True)
-        block.tokens = count_tokens(block_text(block), encoding)
+    the shortest form may use all that is left). Shorter forms are made only when a
+    longer one fails, and a form is counted only as far as its limit."""
+    forms = marked_forms(item.path, lines, item)
+    form = next(forms, None)
+    while form is not None:
+        following = next(forms, None)
         limit = cap if not form.of_class or class_cap is None else max(cap, class_cap)
-        if index == len(forms) - 1:
+        if following is None:  # the shortest form
             limit = left
-        if block.tokens <= min(limit, left):
+        limit = min(limit, left)
+        block = Block(item.path, item.start_line, end, form.text, score, item.route, outline=True)
+        block.tokens = count_tokens_upto(block_text(block), limit, encoding)
+        if block.tokens <= limit:
             return block
+        form = following
     return None
 
 
@@ -193,10 +205,11 @@ class _Packer:
         )
         if not whole.text.strip():  # a hit on blank lines (a pattern like ^\s+$) says nothing
             return Drop(item.path, item.start_line, end, "blank lines", whole.score)
-        whole.tokens = count_tokens(block_text(whole), self.encoding)
         left = self.budget - self.used
         if compact is not None:
             limit = min(limit, compact)
+        # exact when it fits; a huge block is known not to from a prefix alone
+        whole.tokens = count_tokens_upto(block_text(whole), min(limit, left), self.encoding)
         if whole.tokens <= min(limit, left) and not item.outline_only:
             return whole
         cap = min(self.cap if compact is None else compact, left)
@@ -206,6 +219,7 @@ class _Packer:
         short = _first_fitting(item, lines, end, whole.score, cap, left, self.encoding, class_cap)
         if short is not None:
             return short
+        whole.tokens = count_tokens(block_text(whole), self.encoding)
         reason = f"over budget ({whole.tokens} tokens whole, {left} left)"
         return Drop(item.path, item.start_line, end, reason, whole.score)
 

@@ -230,8 +230,7 @@ def _module_member_groups(
         stem = path.rsplit("/", 1)[-1].removesuffix(".py") if path else ""
         if not path or (ref.local_name not in (stem, "__init__") and (ref.name or "") != stem):
             continue  # not a module import
-        alias = re.escape(ref.local_name)
-        members = list(dict.fromkeys(re.findall(rf"\b{alias}\.([A-Za-z_]\w*)", code)))
+        members = list(dict.fromkeys(_members_used(ref.local_name, code)))
         if ctx.prefix.rstrip().endswith(f"{ref.local_name}."):
             groups.append(([ANY_NAME], weights.module_at_cursor, (path,)))
         elif members:
@@ -240,6 +239,25 @@ def _module_member_groups(
             unused.append(path)
     groups += [([ANY_NAME], weights.module_unused, (path,)) for path in unused[-UNUSED_MODULES:]]
     return groups
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _members_used(alias: str, code: str) -> list[str]:
+    """What ``re.findall(rf"\\b{alias}\\.([A-Za-z_]\\w*)", code)`` finds, searched from the
+    literal ``alias.`` (a leading ``\\b`` keeps ``re`` from its fast literal scan: ~30×
+    slower on a long module)."""
+    pattern = re.compile(rf"{re.escape(alias)}\.([A-Za-z_]\w*)")
+    found: list[str] = []
+    at = 0
+    while match := pattern.search(code, at):
+        if match.start() and _WORD_CHAR.match(code, match.start() - 1):
+            at = match.start() + 1  # inside a longer word: not a match of \b{alias}
+            continue
+        found.append(match.group(1))
+        at = match.end()
+    return found
 
 
 # -- the second hop ------------------------------------------------------------------

@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from itertools import groupby
 from pathlib import Path
 
 from greprag.config import Settings
@@ -27,6 +28,7 @@ from greprag.rg import (
     SearchSpec,
     build_argv,
     collect,
+    collect_plain,
     files_argv,
     find_rg,
     list_files,
@@ -40,6 +42,9 @@ from greprag.router.names import external_names
 from greprag.router.probes import receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
+# purposes of queries built from GrepRAG's own templates (identifiers escaped), matched
+# without a time budget; any other purpose (``llm``, a custom router's) keeps one
+TEMPLATE_PURPOSES = frozenset({"definition", "usage", "wildcard", "import", "second hop"})
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 MAX_HITS_PER_QUERY = 200
 SECOND_HOP_TYPES = 3  # receiver types a second hop probes
@@ -48,10 +53,27 @@ SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the curso
 
 @dataclass
 class _Compiled:
+    """A query ready for attribution. ``needles``: strings one of which every line it
+    matches contains (None: unknown). Trusted patterns compile on first use."""
+
     index: int
     query: Query
-    matcher: LineMatcher
-    literal: str | None
+    needles: tuple[str, ...] | None
+    trusted: bool
+    _matcher: LineMatcher | None = None
+    failed: bool = False
+
+    @property
+    def matcher(self) -> LineMatcher | None:
+        if self._matcher is None and not self.failed:
+            q = self.query
+            self._matcher = LineMatcher.compile(q.pattern, fixed=q.fixed, trusted=self.trusted)
+            self.failed = self._matcher is None
+        return self._matcher
+
+    def search(self, text: str) -> bool:
+        matcher = self.matcher
+        return matcher is not None and matcher.search(text)
 
     def pattern_shown(self) -> str:
         return repr(self.query.pattern[:60])
@@ -62,21 +84,56 @@ def rg_pattern(query: Query) -> str:
     return rg_regex(query.pattern, fixed=query.fixed)
 
 
-def _compile(index: int, query: Query) -> _Compiled | None:
-    matcher = LineMatcher.compile(query.pattern, fixed=query.fixed)
-    if matcher is None:
-        return None
-    literal: str | None = None
+def _needles(query: Query) -> tuple[str, ...] | None:
+    """Strings one of which is on every line ``query`` matches, or None when unknown."""
     if query.fixed:
-        literal = query.pattern
-    elif (
+        return (query.pattern,)
+    if query.purpose == "import":
+        names = tuple(query.identifier.split(",")) if query.identifier else ()
+        if names and all(n.isidentifier() and n in query.pattern for n in names):
+            return names  # the import template's alternation of the names
+        return None
+    if (
         query.identifier
         and query.identifier in query.pattern
-        and query.purpose != "import"
         and (query.purpose != "llm" or "|" not in query.pattern)
     ):
-        literal = query.identifier  # the offline router's templates all contain it
-    return _Compiled(index, query, matcher, literal)
+        return (query.identifier,)  # the offline router's templates all contain it
+    return None
+
+
+def _compile(index: int, query: Query) -> _Compiled | None:
+    """The query for attribution; None when Python's regex engine cannot read it (an
+    untrusted pattern is compiled at once to tell; a template's on first use)."""
+    compiled = _Compiled(index, query, _needles(query), query.purpose in TEMPLATE_PURPOSES)
+    if not compiled.trusted and compiled.matcher is None:
+        return None
+    return compiled
+
+
+def _group(query: Query) -> str | None:
+    """The rg process a query runs in: one per known language, one for the rest."""
+    return query.lang if get_language(query.lang) else None
+
+
+def _possible(compiled: list[_Compiled], text: str) -> list[_Compiled]:
+    """The queries that could match in ``text``: one of their needles is in it."""
+    return [c for c in compiled if c.needles is None or any(n in text for n in c.needles)]
+
+
+def _attribute(compiled: list[_Compiled], path: str, text: str, one_group: bool) -> list[_Compiled]:
+    """The queries whose pattern matches ``text`` (a line of ``path`` rg matched).
+
+    When only one query can match the line at all (its needle is there, no other query's
+    is, and every query ran in the one rg process that matched it), rg already said it
+    does: no regex runs. Otherwise each candidate's pattern is checked in Python.
+    ``compiled`` may be narrowed to the queries possible anywhere in the line's file.
+    """
+    possible = _possible(compiled, text)
+    allowed = [c for c in possible if not c.query.paths or path in c.query.paths]
+    if one_group and len(possible) == 1:
+        return allowed
+    return [c for c in allowed if c.search(text)]
 
 
 class GrepRoute:
@@ -183,33 +240,45 @@ class GrepRoute:
                 stats[c.index].note = f"rejected by rg: {reason}"
                 notes.append(f"query {c.pattern_shown()} rejected by rg: {reason}")
         compiled = [c for c in compiled if rg_pattern(c.query) not in rejected]
+        one_group = len({_group(c.query) for c in compiled}) <= 1
         hits_by_query: dict[int, list[RgMatch]] = defaultdict(list)
         minified: set[str] = set()
         outside: set[str] = set()
-        for match in matches:
-            if not files.allowed(match.path):
-                outside.add(match.path)  # rg follows listed symlinks: never past the root
+        for path, in_file in groupby(matches, key=lambda m: m.path):
+            if not files.allowed(path):
+                outside.add(path)  # rg follows listed symlinks: never past the root
                 continue
-            if match.path == exclude_path and not (
-                admit_above_cursor and cursor_line is not None and match.line_number < cursor_line
-            ):
-                continue
-            if len(match.text) > self.max_line_chars:
-                minified.add(match.path)
-                continue
-            for c in compiled:
-                if c.literal is not None and c.literal not in match.text:
+            kept: list[RgMatch] = []
+            for match in in_file:
+                if path == exclude_path and not (
+                    admit_above_cursor
+                    and cursor_line is not None
+                    and match.line_number < cursor_line
+                ):
                     continue
-                if c.query.paths and match.path not in c.query.paths:
+                if len(match.text) > self.max_line_chars:
+                    minified.add(path)
                     continue
-                if c.matcher.search(match.text):
+                kept.append(match)
+            # the queries that can match anything here: often one, and then no line is
+            # checked one by one
+            matched = "\n".join(m.text for m in kept)
+            here = _possible(compiled, matched)
+            if one_group and len(here) == 1:
+                if not here[0].query.paths or path in here[0].query.paths:
+                    hits_by_query[here[0].index] += kept
+                continue
+            for match in kept:
+                for c in _attribute(here, path, match.text, one_group):
                     hits_by_query[c.index].append(match)
         skipped += [
             Skip(p, f"minified line (over {self.max_line_chars} chars)") for p in sorted(minified)
         ]
         skipped += [Skip(p, "resolves outside the repository") for p in sorted(outside)]
         for c in compiled:
-            if c.matcher.exhausted:
+            if c.failed:
+                stats[c.index].note = "pattern rejected by the regex engine"
+            elif c._matcher is not None and c._matcher.exhausted:
                 stats[c.index].note = "regex over its time budget: stopped matching it"
                 notes.append(f"query {c.pattern_shown()} stopped: regex over its time budget")
         kept = self._narrow(hits_by_query, stats)
@@ -300,10 +369,9 @@ class GrepRoute:
         skips, and the patterns rg rejected with its reasons (the rest still ran)."""
         by_lang: dict[str | None, list[str]] = defaultdict(list)
         for c in compiled:
-            lang = c.query.lang if get_language(c.query.lang) else None
             pattern = rg_pattern(c.query)
-            if pattern not in by_lang[lang]:
-                by_lang[lang].append(pattern)
+            if pattern not in by_lang[_group(c.query)]:
+                by_lang[_group(c.query)].append(pattern)
         searches = []
         epoch = self._epoch
         refreshes: list[tuple[str | None, subprocess.Popen[bytes]]] = []
@@ -333,7 +401,9 @@ class GrepRoute:
         oversize = self._oversize_skips(list(by_lang), kept)
         return matches, [*skipped.values(), *oversize], rejected
 
-    def _start(self, lang: str | None, patterns: list[str]) -> subprocess.Popen[bytes]:
+    def _start(
+        self, lang: str | None, patterns: list[str], *, json_output: bool = False
+    ) -> subprocess.Popen[bytes]:
         spec = SearchSpec(
             patterns=tuple(patterns),
             langs=(lang,) if lang else (),
@@ -341,7 +411,8 @@ class GrepRoute:
             max_filesize=self.max_filesize,
             paths=tuple(self._listed_files(lang) or ()),
         )
-        return self._popen(build_argv(self.rg, spec), stderr=subprocess.PIPE)
+        argv = build_argv(self.rg, spec, json_output=json_output)
+        return self._popen(argv, stderr=subprocess.PIPE)
 
     def _finish(
         self,
@@ -349,15 +420,24 @@ class GrepRoute:
         patterns: list[str],
         proc: subprocess.Popen[bytes],
         rejected: dict[str, str],
+        *,
+        json_output: bool = False,
     ) -> RgOutput:
-        """One search's output. When rg refused to run at all, each pattern is put to
-        rg's own parser; the ones it rejects go into ``rejected`` and the rest run again."""
+        """One search's output. A plain search that reported errors runs again with
+        ``--json`` (per-file errors become skips). When rg refused to run at all, each
+        pattern is put to rg's own parser; the ones it rejects go into ``rejected`` and
+        the rest run again."""
         try:
             out, err = proc.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
             raise SearchError(f"rg took longer than {self.timeout:.0f} s") from None
+        if not json_output:
+            if proc.returncode in (0, 1):
+                return collect_plain(out)
+            again = self._start(lang, patterns, json_output=True)
+            return self._finish(lang, patterns, again, rejected, json_output=True)
         try:
             return collect(out, err, proc.returncode)
         except SearchError:
@@ -368,7 +448,8 @@ class GrepRoute:
             left = [p for p in patterns if p not in bad]
             if not left:
                 return RgOutput()
-            return self._finish(lang, left, self._start(lang, left), rejected)
+            again = self._start(lang, left, json_output=True)
+            return self._finish(lang, left, again, rejected, json_output=True)
 
     def _narrow(
         self, hits_by_query: dict[int, list[RgMatch]], stats: list[QueryStats]

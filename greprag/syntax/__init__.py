@@ -19,13 +19,14 @@ Importing this package loads no tree-sitter module; the first parse does.
 """
 
 from greprag.syntax.analysis import definition_spans, expand_range, file_spans
-from greprag.syntax.outline import outline
+from greprag.syntax.outline import class_outline, outline
 from greprag.syntax.spans import Span
 from greprag.syntax.widen import BlockWidener
 
 __all__ = [
     "BlockWidener",
     "Span",
+    "class_outline",
     "definition_spans",
     "expand_range",
     "file_spans",

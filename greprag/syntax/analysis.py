@@ -10,6 +10,7 @@ import threading
 from collections import OrderedDict
 from functools import lru_cache
 
+from greprag.files import LinesMemo
 from greprag.languages import language_for_path
 from greprag.syntax.braces import brace_analysis
 from greprag.syntax.grammars import grammar_key
@@ -17,12 +18,19 @@ from greprag.syntax.indentation import indent_analysis
 from greprag.syntax.spans import Analysis, Span, smallest_containing
 from greprag.syntax.treesitter import tree_analysis
 
-__all__ = ["analyze", "definition_spans", "expand_range", "file_spans"]
+__all__ = [
+    "analyze",
+    "definition_spans",
+    "expand_in_region",
+    "expand_range",
+    "file_spans",
+    "spans_language",
+]
 
 _INDENT_LANGUAGES = frozenset({"python"})
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def analyze(text: str, lang: str | None) -> Analysis:
     """Spans of ``text``: tree-sitter when the language has a grammar and the file parses
     cleanly (TypeScript retried as TSX), else indentation or brace matching. Cached."""
@@ -62,13 +70,20 @@ _FILE_CACHE_SIZE = 256
 _FILE_LOCK = threading.Lock()
 
 
-def file_spans(path: str, text: str, lang: str | None) -> list[Span]:
-    """:func:`definition_spans` cached by (path, hash of text) in a small LRU."""
+def spans_language(path: str, lang: str | None) -> str | None:
+    """The language ``path`` is analyzed as: ``lang``, else its extension's; TSX files as
+    ``tsx``."""
     if lang is None:
         known = language_for_path(path)
         lang = known.name if known is not None else None
     if path.lower().endswith(".tsx") and lang is not None and lang.lower() == "typescript":
         lang = "tsx"
+    return lang
+
+
+def file_spans(path: str, text: str, lang: str | None) -> list[Span]:
+    """:func:`definition_spans` cached by (path, hash of text) in a small LRU."""
+    lang = spans_language(path, lang)
     key = (path, lang, len(text), hash(text))
     with _FILE_LOCK:
         if key in _FILE_CACHE:
@@ -80,6 +95,32 @@ def file_spans(path: str, text: str, lang: str | None) -> list[Span]:
         while len(_FILE_CACHE) > _FILE_CACHE_SIZE:
             _FILE_CACHE.popitem(last=False)
     return list(spans)
+
+
+_REGIONS = LinesMemo(512)  # spans of parts of files, per file content
+
+
+def expand_in_region(
+    lines: list[str], lang: str | None, first: int, last: int, start: int, end: int
+) -> tuple[int, int] | None:
+    """:func:`expand_range` of [start, end] computed on lines [first, last] alone (whole
+    top-level units around the range): a fraction of a long file's parse. None when those
+    lines do not parse cleanly by themselves (the caller then parses the whole file)."""
+    key = grammar_key(lang)
+    if key is None:
+        return None
+
+    def compute() -> tuple[str, Analysis] | None:
+        text = "\n".join(lines[first - 1 : last])
+        analysis = tree_analysis(key, text.encode("utf-8", "replace"), strict=True)
+        return None if analysis is None else (text, analysis)
+
+    parsed = _REGIONS.get(lines, (key, first, last), compute)
+    if parsed is None:
+        return None
+    text, analysis = parsed
+    low, high = _expand(text, analysis, start - first + 1, end - first + 1, list(analysis.defs))
+    return low + first - 1, high + first - 1
 
 
 def _clamp(text: str, start: int, end: int) -> tuple[int, int]:
@@ -97,8 +138,13 @@ def expand_range(
     Inside a definition: that definition (a hit on its header or inside a function takes it
     whole). In a class body or at top level: the union of the member definitions and
     statements the range touches, never a neighbour it does not touch."""
+    return _expand(text, analyze(text, lang), start, end, spans)
+
+
+def _expand(
+    text: str, analysis: Analysis, start: int, end: int, spans: list[Span] | None
+) -> tuple[int, int]:
     start, end = _clamp(text, start, end)
-    analysis = analyze(text, lang)
     defs = analysis.defs if spans is None else sorted(spans, key=lambda s: s.start_line)
     container = smallest_containing(defs, start, end)
     if container is not None and (container.kind != "class" or start <= container.header_end_line):

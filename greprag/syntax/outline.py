@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import re
 
-from greprag.syntax.analysis import analyze, expand_range
+from greprag.files import LinesMemo, file_text
+from greprag.syntax.analysis import (
+    analyze,
+    definition_spans,
+    expand_range,
+    file_spans,
+    spans_language,
+)
 from greprag.syntax.spans import Span, smallest_containing
 
-__all__ = ["outline"]
+__all__ = ["class_outline", "outline"]
+
+_CLASS_OUTLINES = LinesMemo(512)  # per file content, across retrievals
 
 _ENUM_RE = re.compile(r"\benum\b")
 _MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
@@ -44,6 +53,32 @@ def outline(
         covered = unit.end_line + 1
     writer.loose(covered, end)
     return "\n".join(writer.out)
+
+
+def class_outline(path: str, lines: list[str], start: int, end: int) -> str | None:
+    """The outline of the class spanning exactly lines [start, end] of ``path`` (its
+    decorators, annotations and doc comment included), or None when no class does.
+
+    A class that starts at the left margin is analyzed on its own lines: it parses the
+    same alone, and the rest of a long module then costs nothing. A nested class is
+    analyzed with its whole file. Cached per file content (the ``lines`` object).
+    """
+    lang = spans_language(path, None)
+
+    def compute() -> str | None:
+        if lines[start - 1][:1].isspace():
+            text, first, last = file_text(lines), start, end
+            spans = file_spans(path, text, lang)
+        else:
+            text, first, last = "\n".join(lines[start - 1 : end]), 1, end - start + 1
+            spans = definition_spans(text, lang)
+        if not any(
+            s.start_line == first and s.end_line == last and s.kind == "class" for s in spans
+        ):
+            return None
+        return outline(text, lang, first, last, spans) or None
+
+    return _CLASS_OUTLINES.get(lines, ("class", lang, start, end), compute)
 
 
 def _top_units(units: tuple[Span, ...], start: int, end: int) -> list[Span]:

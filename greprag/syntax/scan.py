@@ -13,12 +13,16 @@ pinned by ``tests/comparison/test_scan_vs_treesitter.py``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from greprag.files import LinesMemo
 
 __all__ = ["LocalExpander"]
 
 _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _PY_CLASS = re.compile(r"\s*class\b")
+_PY_CLAUSE = re.compile(r"(else|elif|except|finally)\b")
 _TRIPLE = re.compile(r'"""|\'\'\'')
 _STRIP = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\]){0,6}\'|`(?:\\.|[^`\\])*`|//.*$|/\*.*?\*/')
 _CLASS_LIKE = re.compile(
@@ -33,57 +37,82 @@ _MAX_BLOCK_LINES = 4000
 _CLOSERS = (")", "]", "}")
 
 
-def _indent(line: str) -> int:
-    """Width of the leading whitespace."""
-    return len(line) - len(line.lstrip())
-
-
 @dataclass
 class _PyScan:
-    """A Python file's lines and which of them start inside a triple-quoted string."""
+    """A Python file's lines and, per line, whether it starts inside a triple-quoted
+    string, whether it is code that sets indentation, and its indent width; kept per file
+    content, with the ends of blocks already found."""
 
     lines: list[str]
     in_string: list[bool]  # line starts inside a triple-quoted string
+    code: list[bool]  # not blank, comment or string body
+    indents: list[int]
+    unit_ends: dict[int, int] = field(default_factory=dict)  # head -> last line (0-based)
+    _tops: list[int] | None = None
+
+    @property
+    def tops(self) -> list[int]:
+        """0-based lines that start a top-level unit: code at the margin, not a decorator
+        (it belongs to the unit below), a closing bracket or a clause that goes on a
+        statement (``else:``, ``except ...:``)."""
+        if self._tops is None:
+            self._tops = [
+                n
+                for n, (code, indent) in enumerate(zip(self.code, self.indents, strict=True))
+                if code
+                and not indent
+                and not self.lines[n].startswith(("@", *_CLOSERS))
+                and not _PY_CLAUSE.match(self.lines[n])
+            ]
+        return self._tops
 
 
 def _python_scan(lines: list[str]) -> _PyScan:
     """Mark the lines inside triple-quoted strings (an odd count of quotes flips the state)."""
     states = []
+    code = []
+    indents = []
     inside = False
     for line in lines:
         states.append(inside)
+        stripped = line.lstrip()
+        indents.append(len(line) - len(stripped))
+        code.append(bool(stripped) and not inside and not stripped.startswith("#"))
         if ('"""' in line or "'''" in line) and len(_TRIPLE.findall(line)) % 2:
             inside = not inside
-    return _PyScan(lines, states)
+    return _PyScan(lines, states, code, indents)
 
 
 def _py_code(scan: _PyScan, n: int) -> bool:
     """Line n (0-based) is code that sets indentation: not blank, comment or string body."""
-    line = scan.lines[n]
-    stripped = line.strip()
-    return bool(stripped) and not stripped.startswith("#") and not scan.in_string[n]
+    return scan.code[n]
 
 
 def _py_unit_end(scan: _PyScan, head: int) -> int:
     """0-based last line of the block opened at ``head``: the last code line indented deeper
     (closing brackets at the header's indent belong to it)."""
-    base = _indent(scan.lines[head])
+    known = scan.unit_ends.get(head)
+    if known is not None:
+        return known
+    base = scan.indents[head]
     last = head
-    for n in range(head + 1, len(scan.lines)):
-        if not _py_code(scan, n):
+    code, indents, lines = scan.code, scan.indents, scan.lines
+    for n in range(head + 1, len(lines)):
+        if not code[n]:
             continue
-        if _indent(scan.lines[n]) <= base and not scan.lines[n].lstrip().startswith(_CLOSERS):
+        if indents[n] <= base and not lines[n].lstrip().startswith(_CLOSERS):
             break
         last = n
+    scan.unit_ends[head] = last
     return last
 
 
 def _py_with_decorators(scan: _PyScan, head: int) -> int:
     """0-based first line of the definition at ``head`` with its decorators above."""
     start = head
-    base = _indent(scan.lines[head])
+    base = scan.indents[head]
     while start > 0 and scan.lines[start - 1].lstrip().startswith("@"):
-        if _indent(scan.lines[start - 1]) != base:
+        if scan.indents[start - 1] != base:
             break
         start -= 1
     return start
@@ -105,14 +134,15 @@ def python_expand(scan: _PyScan, lo: int) -> tuple[int, int] | None:
             return None
     else:
         head = -1
-        level = _indent(lines[first])
+        level = scan.indents[first]
+        code, indents = scan.code, scan.indents
         for n in range(first - 1, -1, -1):
-            if not _py_code(scan, n) or _indent(lines[n]) >= level:
+            if not code[n] or indents[n] >= level:
                 continue
             if _PY_HEADER.match(lines[n]):
                 head = n
                 break
-            level = _indent(lines[n])
+            level = indents[n]
             if level == 0:
                 break
         if head < 0 or _PY_CLASS.match(lines[head]):
@@ -128,7 +158,7 @@ def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int]
     start = first
     while start > floor and not (
         _py_code(scan, start)
-        and _indent(lines[start]) <= level
+        and scan.indents[start] <= level
         and not lines[start].lstrip().startswith(_CLOSERS)
     ):
         start -= 1
@@ -136,7 +166,7 @@ def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int]
     for n in range(start + 1, len(lines)):
         if not _py_code(scan, n):
             continue
-        if _indent(lines[n]) <= level and not lines[n].lstrip().startswith(_CLOSERS):
+        if scan.indents[n] <= level and not lines[n].lstrip().startswith(_CLOSERS):
             break
         end = n
     if end < first:
@@ -150,8 +180,8 @@ def _member_indent(scan: _PyScan, class_head: int) -> int:
         return 0
     for n in range(class_head + 1, len(scan.lines)):
         if _py_code(scan, n):
-            return _indent(scan.lines[n])
-    return _indent(scan.lines[class_head]) + 4
+            return scan.indents[n]
+    return scan.indents[class_head] + 4
 
 
 # -- brace languages ---------------------------------------------------------------
@@ -289,6 +319,9 @@ def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
     return _brace_with_docs(scan, start) + 1, end + 1
 
 
+_SCANS = LinesMemo(1024)  # per file content, across retrievals
+
+
 def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:
     """[start, end] (1-based) grown to whole units of one level: up to the header of the
     block the first line sits in when the range runs out of that block, and down to the
@@ -297,11 +330,11 @@ def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:
     code = [n for n in range(start - 1, end) if _py_code(scan, n)]
     if not code:
         return start, end
-    level = min(_indent(lines[n]) for n in code)
+    level = min(scan.indents[n] for n in code)
     first = start - 1
-    if _indent(lines[code[0]]) > level:
+    if scan.indents[code[0]] > level:
         for n in range(code[0] - 1, -1, -1):
-            if _py_code(scan, n) and _indent(lines[n]) <= level:
+            if _py_code(scan, n) and scan.indents[n] <= level:
                 first = _py_with_decorators(scan, n)
                 break
         else:
@@ -310,7 +343,7 @@ def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:
     for n in range(end, len(lines)):
         if not _py_code(scan, n):
             continue
-        if _indent(lines[n]) <= level and not lines[n].lstrip().startswith(_CLOSERS):
+        if scan.indents[n] <= level and not lines[n].lstrip().startswith(_CLOSERS):
             break
         last = n
     return first + 1, last + 1
@@ -336,16 +369,49 @@ def brace_balance(scan: _BraceScan, start: int, end: int) -> tuple[int, int] | N
     return first + 1, last + 1
 
 
+def _above_decorators(lines: list[str], start: int, end: int) -> int:
+    """``end`` moved above the decorators (one-line or spread over lines) that the unit
+    after it starts with."""
+    for n in range(end, start, -1):
+        line = lines[n]
+        if line.startswith("@"):
+            end = n - 1
+        elif line.strip() and not line.startswith(("#", " ", "\t", *_CLOSERS)):
+            break
+    return end
+
+
+REGION_SHARE = 0.5  # a region over this share of its file: parse the file (cached) instead
+
+
 class LocalExpander:
-    """Per-file scans, built once per file and reused for every hit in it."""
+    """Per-file scans, built once per file content and reused for every hit in it."""
 
-    def __init__(self) -> None:
-        self._scans: dict[str, _PyScan | _BraceScan | None] = {}
+    def region(
+        self, lines: list[str], lang: str | None, lo: int, hi: int
+    ) -> tuple[int, int] | None:
+        """1-based first and last line of the top-level units holding lines lo..hi, with
+        one more unit above and below, in a Python file: what tree-sitter must see to
+        widen the hit when the scan is unsure. None when that is most of the file."""
+        if lang != "python" or not lines:
+            return None
+        scan = _SCANS.get(lines, True, lambda: _python_scan(lines))
+        assert isinstance(scan, _PyScan)
+        tops = scan.tops
+        first = bisect_right(tops, lo - 1) - 2  # the unit holding lo, then one above
+        last = bisect_right(tops, hi - 1) + 1  # the unit after the one holding hi, then its end
+        start = tops[first] if first >= 0 else 0
+        end = tops[last] - 1 if last < len(tops) else len(lines) - 1
+        end = _above_decorators(lines, start, end)
+        if end - start + 1 > len(lines) * REGION_SHARE:
+            return None
+        return start + 1, end + 1
 
-    def _scan(self, path: str, lines: list[str], lang: str) -> _PyScan | _BraceScan | None:
-        if path not in self._scans:
-            self._scans[path] = _python_scan(lines) if lang == "python" else _brace_scan(lines)
-        return self._scans[path]
+    def _scan(self, lines: list[str], lang: str) -> _PyScan | _BraceScan | None:
+        python = lang == "python"
+        return _SCANS.get(
+            lines, python, lambda: _python_scan(lines) if python else _brace_scan(lines)
+        )
 
     def balance(
         self, path: str, lines: list[str], lang: str | None, start: int, end: int
@@ -353,7 +419,7 @@ class LocalExpander:
         """[start, end] grown to whole units of one level (a range of several units can
         start inside a class and end outside it, or the other way round); None when the
         scan cannot tell."""
-        scan = self._scan(path, lines, lang) if lang is not None else None
+        scan = self._scan(lines, lang) if lang is not None else None
         if scan is None or not 1 <= start <= end <= len(lines):
             return None
         if isinstance(scan, _PyScan):
@@ -366,7 +432,7 @@ class LocalExpander:
         """The block around lines lo..hi, or None when tree-sitter should decide."""
         if lang is None:
             return None
-        scan = self._scan(path, lines, lang)
+        scan = self._scan(lines, lang)
         if scan is None:
             return None
         expand_one = python_expand if isinstance(scan, _PyScan) else brace_expand

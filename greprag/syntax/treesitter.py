@@ -163,10 +163,13 @@ def _error_bytes(node: Any) -> int:
     return sum(_error_bytes(child) for child in node.children)
 
 
-def tree_analysis(key: str, data: bytes) -> Analysis | None:
-    """Definitions and statements from a clean tree-sitter parse; None when that fails."""
+def tree_analysis(key: str, data: bytes, *, strict: bool = False) -> Analysis | None:
+    """Definitions and statements from a clean tree-sitter parse; None when that fails
+    (``strict``: when the parse has any error at all)."""
     tree = parse(key, data)
     if tree is None or _error_bytes(tree.root_node) > len(data) * _MAX_ERROR_SHARE:
+        return None
+    if strict and tree.root_node.has_error:
         return None
     import tree_sitter
 

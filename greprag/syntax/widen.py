@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from greprag.files import file_text
 from greprag.languages import language_for_path
-from greprag.syntax.analysis import expand_range, file_spans
+from greprag.syntax.analysis import expand_in_region, expand_range, file_spans
 from greprag.syntax.scan import LocalExpander
 
 __all__ = ["SMALL_FILE_LINES", "BlockWidener"]
@@ -24,8 +25,8 @@ class BlockWidener:
 
     ``lines_of(path)`` gives a file's lines (read once, by the caller's cache);
     ``current_path`` and ``cursor_line`` say where the cursor is, so the current file's
-    blocks end above it. One widener serves one retrieval: the scans it keeps per file
-    assume the files do not change meanwhile.
+    blocks end above it. One widener serves one retrieval; the scans and spans behind it
+    are kept per file content (the lines object), across retrievals.
     """
 
     def __init__(
@@ -46,7 +47,11 @@ class BlockWidener:
         name = lang.name if lang else None
         widened = self._local.expand(path, lines, name, start, end)
         if widened is None:
-            text = "\n".join(lines)
+            region = self._local.region(lines, name, start, end)
+            if region is not None:  # tree-sitter on the units around the hit only
+                widened = expand_in_region(lines, name, *region, start, end)
+        if widened is None:
+            text = file_text(lines)
             spans = file_spans(path, text, name)
             widened = expand_range(text, name, start, end, spans)
         start, end = widened

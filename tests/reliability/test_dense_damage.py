@@ -126,10 +126,12 @@ def _rewrite(snapshot: Path, how: str) -> None:
 
 
 def _meta(snapshot: Path) -> bytes:
-    from greprag.dense.store import _payload
+    from greprag.dense.store import _check_payload
 
-    with np.load(io.BytesIO(_payload(snapshot.read_bytes()))) as arrays:
-        return arrays["meta"].tobytes()
+    with open(snapshot, "rb") as handle:
+        _check_payload(handle)
+        with np.load(handle) as arrays:
+            return arrays["meta"].tobytes()
 
 
 DAMAGE = [

@@ -103,6 +103,12 @@ _PLAN = st.one_of(
 )
 _ALLOWED_FLAGS = {
     "--json",
+    "--no-heading",
+    "--with-filename",
+    "--line-number",
+    "--null",
+    "--color",
+    "never",
     "--no-config",
     "--binary",
     "--max-count",
@@ -135,10 +141,11 @@ def test_the_validator_only_lets_safe_queries_through(raw):
         assert not any(c in query.pattern for c in "\x00\n\r")
         assert 0 <= query.context_lines <= 10 and query.paths == ()
     patterns = tuple(q.pattern for q in queries)
-    argv = build_argv(Path("/rg"), SearchSpec(patterns=patterns))
-    given_flags = [a for i, a in enumerate(argv[1:], 1) if argv[i - 1] != "-e"]
-    assert set(given_flags) <= _ALLOWED_FLAGS | {"50", "1M", "."}
-    assert [argv[i + 1] for i, a in enumerate(argv) if a == "-e"] == list(patterns)
+    for json_output in (False, True):
+        argv = build_argv(Path("/rg"), SearchSpec(patterns=patterns), json_output=json_output)
+        given_flags = [a for i, a in enumerate(argv[1:], 1) if argv[i - 1] != "-e"]
+        assert set(given_flags) <= _ALLOWED_FLAGS | {"50", "1M", "."}
+        assert [argv[i + 1] for i, a in enumerate(argv) if a == "-e"] == list(patterns)
     assert all(isinstance(v, list) for v in synonyms.values())
 
 

@@ -1,0 +1,44 @@
+"""A class outlined from its own lines equals its outline from the whole file.
+
+The packer outlines a class at the left margin by parsing only that class's lines
+(``syntax.class_outline``): on a long module that is a fraction of a whole-file parse.
+Here, on real third-party code (pinned sdists, see conftest), every class of every file
+tree-sitter parses cleanly is outlined both ways, and the two must be identical.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from greprag.syntax import class_outline, file_spans, outline
+from greprag.syntax.grammars import grammar_key
+from greprag.syntax.treesitter import tree_analysis
+from tests.comparison.conftest import fetch
+from tests.comparison.test_scan_vs_treesitter import JAVA, PYTHON
+
+pytestmark = pytest.mark.comparison
+
+
+@pytest.mark.parametrize("source", [PYTHON, JAVA], ids=lambda s: s.lang)
+def test_class_outline_from_its_lines_equals_the_whole_file_one(source, cache: Path) -> None:
+    root = fetch(source, cache)
+    key = grammar_key(source.lang)
+    compared = top_level = 0
+    for file in sorted(p for p in root.glob(source.pattern) if p.is_file()):
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = "\n".join(lines)
+        if tree_analysis(key, text.encode("utf-8", "replace")) is None:
+            continue
+        path = file.relative_to(root).as_posix()
+        spans = file_spans(path, text, source.lang)
+        for span in spans:
+            if span.kind != "class":
+                continue
+            whole = outline(text, source.lang, span.start_line, span.end_line, spans) or None
+            mine = class_outline(path, lines, span.start_line, span.end_line)
+            assert mine == whole, f"{path}:{span.start_line}-{span.end_line}"
+            compared += 1
+            top_level += not lines[span.start_line - 1][:1].isspace()
+    assert compared >= 50 and top_level >= 20, (compared, top_level)
