@@ -254,23 +254,24 @@ class SectionGrepRoute:
         units: dict[tuple[str, int], _UnitHits] = {}
         in_hit_files = 0
         for path in sorted(hits_by_path):
-            file_units = self.units.units(path, kind).units
-            in_hit_files += len(file_units)
+            file_units = self.units.units(path, kind)
+            starts, ends = file_units.starts, file_units.ends
+            in_hit_files += len(starts)
             hits = hits_by_path[path]
-            at, last = 0, len(file_units)
+            at, last = 0, len(starts)
             found = None
             for line in hits:  # rg prints a file's lines in order: one walk over its units
                 if found is not None and line <= found.unit.end_line:
                     found.lines.append(line)  # the same unit as the line before
                     found.terms |= hits[line]
                     continue
-                while at < last and file_units[at].end_line < line:
+                while at < last and ends[at] < line:
                     at += 1
                 if at == last:
                     break
-                unit = file_units[at]
-                if unit.start_line > line:
+                if starts[at] > line:
                     continue
+                unit = file_units.units[at]
                 found = units[unit_key(path, unit.start_line)] = _UnitHits(unit, [line])
                 found.terms |= hits[line]
         return units, in_hit_files

@@ -8,7 +8,8 @@ and cosine mixed per unit, every route's whole list) → ``identifiers_first`` �
 ``pack_passages`` (at most ``k`` blocks within the budget) → ``Result``.
 
 ``DocsSearch`` keeps what is worth keeping between questions: parsed units per file
-version, the file list, the dense model.
+version (and, on disk, their layout for the next process: ``docs_mode.unit_store``),
+the file list, the dense model.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from docs_mode.grep import SectionGrepRoute
 from docs_mode.profile import DocsProfile, load_profile
 from docs_mode.router import OfflineQuestionRouter, QuestionRouter
 from docs_mode.sections import Section
+from docs_mode.unit_store import UnitStore
 from docs_mode.units import KINDS, SearchKind, UnitCache
 from docs_mode.vectors import UnitVectors
-from greprag.config import Settings
+from greprag.config import Settings, cache_root
 from greprag.context import build_local_context
 from greprag.errors import RetrievalError
 from greprag.files import FileCache
@@ -55,7 +57,8 @@ class DocsSearch:
         self.repo = repo
         self.settings = settings
         self.profile = profile or load_profile()
-        self.units = UnitCache(repo, self.profile)
+        store = UnitStore(cache_root(settings.cache_dir), repo, self.profile)
+        self.units = UnitCache(repo, self.profile, store)
         self.grep = SectionGrepRoute.from_settings(repo, settings, self.units, self.profile)
         self.router = router or _router(self.profile, settings)
         self.dense = dense or DenseJoin(repo, settings)

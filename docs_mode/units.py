@@ -6,21 +6,24 @@ unit the same way) or, when only documentation is wanted, its docstrings. A unit
 identity is ``(path, start_line)``: a docstring starts where its definition does.
 
 ``UnitCache`` parses each file once per version (size and mtime) and keeps the result
-for the life of a ``Retriever``; files are read through ``greprag.files`` only.
+for the life of a ``Retriever``; with a ``UnitStore`` it first looks for the file's
+layout recorded on disk by an earlier process. Files are read through ``greprag.files``
+only, and units' text always comes from that read.
 """
 
 from __future__ import annotations
 
 import bisect
 import os
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from docs_mode.docstrings import docstring_sections, module_name
 from docs_mode.profile import DocsProfile, load_profile
 from docs_mode.sections import Piece, Section, SectionSizes, format_of, sections_of
-from greprag.files import read_text
+from docs_mode.unit_store import StoredUnits, UnitStore, content_digest
+from greprag.files import decode_text, read_bytes, split_lines
 from greprag.languages import language_for_path
 
 __all__ = ["KINDS", "FileUnits", "SearchKind", "UnitCache", "file_sections", "unit_key"]
@@ -45,7 +48,7 @@ def definitions(path: str, text: str) -> list[Section]:
     """A code file's units (``greprag.dense.chunks.code_units``) as ``definition`` sections."""
     from greprag.dense.chunks import code_units
 
-    lines = text.splitlines()
+    lines = split_lines(text)  # code_units numbers lines as rg does
     module = module_name(path)
     units = []
     for start, end, symbol in code_units(path, text):
@@ -55,19 +58,22 @@ def definitions(path: str, text: str) -> list[Section]:
     return units
 
 
-@dataclass(frozen=True)
 class FileUnits:
-    """The units of one file, sorted by start line (they never overlap)."""
+    """The units of one file, sorted by start line (they never overlap); ``starts`` and
+    ``ends`` give their ranges without building them (``StoredUnits`` builds on access)."""
 
-    units: tuple[Section, ...]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_starts", [u.start_line for u in self.units])
+    def __init__(self, units: Sequence[Section] = ()) -> None:
+        self.units = units
+        if isinstance(units, StoredUnits):
+            self.starts, self.ends = units.starts, units.ends
+        else:
+            self.starts = [u.start_line for u in units]
+            self.ends = [u.end_line for u in units]
 
     def at(self, line: int) -> Section | None:
         """The unit covering ``line``, if any."""
-        i = bisect.bisect_right(self._starts, line) - 1
-        if i >= 0 and self.units[i].end_line >= line:
+        i = bisect.bisect_right(self.starts, line) - 1
+        if i >= 0 and self.ends[i] >= line:
             return self.units[i]
         return None
 
@@ -75,9 +81,10 @@ class FileUnits:
 class UnitCache:
     """Units per (file, kind), parsed once per file version."""
 
-    def __init__(self, repo: Path, profile: DocsProfile) -> None:
+    def __init__(self, repo: Path, profile: DocsProfile, store: UnitStore | None = None) -> None:
         self.repo = repo
         self.profile = profile
+        self.store = store
         self.extensions = profile.extensions()
         self._cache: dict[tuple[str, str], tuple[tuple[int, int], FileUnits]] = {}
         self._checked: dict[tuple[str, str], FileUnits] = {}  # fresh within one search
@@ -132,10 +139,26 @@ class UnitCache:
         if cached is not None and cached[0] == version:
             units = cached[1]
         else:
-            text = read_text(self.repo, path) if version[1] >= 0 else None
-            units = FileUnits(tuple(self._parse(path, text, flavor))) if text else FileUnits(())
+            data = read_bytes(self.repo, path) if version[1] >= 0 else None
+            units = FileUnits(self._read(path, flavor, data, version[0]))
             self._cache[(path, flavor)] = (version, units)
         self._checked[(path, flavor)] = units
+        return units
+
+    def _read(self, path: str, flavor: str, data: bytes | None, mtime_ns: int) -> Sequence[Section]:
+        """The units of ``data`` (the file's bytes as read now): the layout the store
+        recorded for exactly these bytes, else parsed (and recorded)."""
+        if not data:
+            return []
+        text = decode_text(data)
+        if self.store is None:
+            return self._parse(path, text, flavor)
+        stamp = (len(data), mtime_ns, content_digest(data))
+        stored = self.store.load(path, flavor, stamp, text)
+        if stored is not None:
+            return stored
+        units = self._parse(path, text, flavor)
+        self.store.save(path, flavor, stamp, units, split_lines(text))
         return units
 
     def _parse(self, path: str, text: str, flavor: str) -> list[Section]:
