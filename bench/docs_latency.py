@@ -7,7 +7,8 @@ Python) and its reST manual (~164k lines). In one process, files are parsed once
 long-lived server does, ``DocsSearch.warm``), three questions warm up, then each question
 is timed: the benchmark's questions (a documented API's first sentence, ~10 words), and
 the same questions cut to their first four words that are not stop words (what people
-type). Then the wall time of a cold ``greprag search`` process, median of 5, and of 20
+type). Then the wall time of one-shot ``greprag search`` processes (the first with an
+empty cache folder, then 4 reading the unit layouts it recorded), and of 20
 ``greprag search`` processes forwarded to a warm ``greprag serve`` (the CLI's path when a
 server runs). Target (issue 9): p50 <= 150 ms for the grep route.
 """
@@ -83,15 +84,22 @@ def measure(search, questions: list[str]) -> dict[str, object]:
 
 
 def cold_cli(root: Path, question: str) -> list[float]:
+    """Wall seconds of ``_CLI_RUNS`` one-shot ``greprag search`` processes sharing a fresh
+    cache folder: the first finds no recorded unit layouts (``docs_mode.unit_store``) and
+    parses the files rg hits, the others read the layouts the first recorded."""
+    import tempfile
+
     script = Path(sys.executable).with_name("greprag")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "greprag"]
-    argv = [*command, "search", question, "--repo", str(root), "--routes", "grep"]
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     times = []
-    for _ in range(_CLI_RUNS):
-        started = time.perf_counter()
-        subprocess.run(argv, capture_output=True, check=True, env=env)
-        times.append(time.perf_counter() - started)
+    with tempfile.TemporaryDirectory() as cache:
+        argv = [*command, "search", question, "--repo", str(root), "--routes", "grep"]
+        argv += ["--cache-dir", cache]
+        for _ in range(_CLI_RUNS):
+            started = time.perf_counter()
+            subprocess.run(argv, capture_output=True, check=True, env=env)
+            times.append(time.perf_counter() - started)
     return times
 
 
@@ -137,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
     warm_s = time.perf_counter() - started
     print(
         f"django {corpus.version}: {code:,} lines of Python, {manual:,} lines of manual; "
-        f"{files} files parsed once in {warm_s:.1f} s"
+        f"{files} files' units read once in {warm_s:.1f} s (parsed, or their recorded layouts)"
     )
     load = os.getloadavg()[0]
     for label, questions in (
@@ -153,9 +161,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"load average at the start: {load:.2f} (2 cores)")
     if not args.no_cli:
         times = cold_cli(root, short(asked[0]))
+        later = times[1:]
         print(
-            f"cold `greprag search` CLI: median of {_CLI_RUNS} = {statistics.median(times):.2f} s"
-            f"  min={min(times):.2f} s  max={max(times):.2f} s"
+            f"one-shot `greprag search` CLI, fresh cache folder: first {times[0]:.2f} s; "
+            f"the next {len(later)}: median {statistics.median(later):.2f} s"
+            f"  min={min(later):.2f} s  max={max(later):.2f} s"
         )
         forwarded, answered = served_cli(root, [short(q) for q in asked[: _SERVED_RUNS + 1]])
         ms = [t * 1000 for t in forwarded]

@@ -66,12 +66,14 @@ class DocsSearch:
 
     def warm(self, kind: SearchKind = "all") -> int:
         """Read every searchable file's units now (a server at start, a benchmark before
-        timing), so later questions pay only for rg and ranking; how many files."""
+        timing), so later questions pay only for rg and ranking; how many files. Units
+        read from their recorded layout are built here too (else on first use)."""
         self.units.begin()
         files, _ = self.grep._files()
         searched = [path for path in files if self.units.searchable(path, kind)]
         for path in searched:
-            self.units.units(path, kind)
+            for _ in self.units.units(path, kind).units:
+                pass
         return len(searched)
 
     def plan(self, question: str) -> QueryPlan:
