@@ -11,7 +11,8 @@ only when the size, mtime and hash of those very bytes match it and every range 
 them. Files whose pieces are not plain line ranges (HTML shows text, not source) are not
 stored. Entries are written atomically; a damaged, stale or foreign entry is ignored and
 rewritten. ``fingerprint`` names the parser (its sources, the profile's section sizes
-and file types, the parser packages' files): a change starts a fresh folder.
+and file types, the parser packages' files): a change starts a fresh folder, and the
+first write there removes the repository's folders of other fingerprints.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import threading
 from collections.abc import Sequence
 from contextlib import suppress
@@ -54,6 +56,7 @@ _PARSER_SOURCES = (
     "greprag/dense/chunks.py",
     "greprag/files.py",
     "greprag/languages.py",
+    "greprag/syntax",  # every module: definitions' spans come from there
 )
 _PARSER_PACKAGES = ("tree_sitter", "markdown_it")
 
@@ -80,10 +83,12 @@ def parser_fingerprint(profile: DocsProfile) -> str:
     digest = hashlib.blake2b(digest_size=12)
     top = Path(__file__).resolve().parent.parent
     for name in _PARSER_SOURCES:
-        try:
-            digest.update((top / name).read_bytes())
-        except OSError:
-            digest.update(name.encode())
+        source = top / name
+        for file in sorted(source.glob("*.py")) if source.is_dir() else [source]:
+            try:
+                digest.update(file.read_bytes())
+            except OSError:
+                digest.update(name.encode())
     packages = (*_PARSER_PACKAGES, *sorted({g.module for g in GRAMMARS.values()}))
     stamps = [_package_stamp(name) for name in packages]
     sizes = (profile.min_section_chars, profile.max_section_chars, profile.docstrings)
@@ -231,6 +236,13 @@ class UnitStore:
         except (OSError, ValueError, TypeError, KeyError, IndexError):
             return None
 
+    def _drop_older(self) -> None:
+        """Remove this repository's records made by another parser version (their
+        fingerprint folders): none of them can be used again."""
+        for folder in self.folder.parent.glob("*"):
+            if folder != self.folder and folder.is_dir():
+                shutil.rmtree(folder, ignore_errors=True)
+
     def save(
         self,
         path: str,
@@ -248,7 +260,9 @@ class UnitStore:
         target = self._entry(path, flavor)
         tmp = f"{target}.tmp-{os.getpid()}-{threading.get_ident()}"
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            if not self.folder.is_dir():
+                self._drop_older()
+                self.folder.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as handle:
                 handle.write(data)
             os.replace(tmp, target)

@@ -115,6 +115,16 @@ def test_a_damaged_record_is_ignored_and_rewritten(repo: Path, tmp_path: Path, d
     assert json.loads(entry.read_bytes()) == good  # and recorded again
 
 
+def test_records_of_another_parser_version_are_removed(repo: Path, tmp_path: Path):
+    cache = tmp_path / "cache"
+    store = UnitStore(cache, repo, load_profile())
+    older = store.folder.parent / "0123456789abcdef01234567"
+    older.mkdir(parents=True)
+    (older / "stale.json").write_text("{}")
+    UnitCache(repo, load_profile(), store).units("docs/api.rst", "all")
+    assert not older.exists() and len(entries(cache)) == 1
+
+
 def test_html_pages_are_not_recorded(repo: Path, tmp_path: Path):
     """An HTML section's text is what the page shows, not a line range: parsed each time."""
     cache = tmp_path / "cache"
