@@ -21,10 +21,13 @@ collect_ignore_glob = ["fixtures/*"]
 
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
-    """No test sees the developer's GREPRAG_* variables or user config."""
+    """No test sees the developer's GREPRAG_* variables or user config, or writes to the
+    user's cache (indexes, docs-mode records)."""
     for name in [n for n in os.environ if n.startswith("GREPRAG_")]:
         monkeypatch.delenv(name)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "no-user-config"))
+    base = tmp_path_factory.getbasetemp()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "no-user-config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))
 
 
 def _git_copy(src: Path, dest: Path) -> Path:
