@@ -28,7 +28,7 @@ $(STAMP_FULL): pyproject.toml | $(PY)
 	$(PIP) install -q --retries 1 torch==$(TORCH_VERSION) --index-url $(TORCH_INDEX) \
 		|| { echo "make: $(TORCH_INDEX) unreachable: torch from the configured indexes" >&2; \
 		     $(PIP) install -q torch==$(TORCH_VERSION); }
-	$(PIP) install -q -e '.[dense,serve,docs,bench,dev]'
+	$(PIP) install -q -e '.[dense,serve,docs,ray,bench,dev]'
 	touch $@ $(STAMP_CORE)
 
 demo: $(STAMP_CORE)

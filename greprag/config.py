@@ -36,6 +36,7 @@ __all__ = [
     "cache_root",
     "load_settings",
     "packaged_config",
+    "read_toml",
     "user_config_path",
 ]
 
@@ -272,7 +273,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} expects {kind}, got {value!r}") from exc
 
 
-def _read_toml(path: Path, label: str) -> dict[str, Any]:
+def read_toml(path: Path, label: str) -> dict[str, Any]:
+    """A TOML file GrepRAG reads (a config, a workspace): bounded, one-line errors."""
     if not path.is_file():  # missing, a folder, or a FIFO that would block the read
         raise ConfigError(f"{label} {path} is not a readable file")
     try:
@@ -298,7 +300,7 @@ def _repo_values(repo: Path, notes: list[str]) -> dict[str, Any]:
     if real.parent != real_root:  # a symlink to a file elsewhere: not the repo's to give
         notes.append(f"{REPO_CONFIG} ignored: it links outside the repository")
         return {}
-    values = _read_toml(real, "repository config")
+    values = read_toml(real, "repository config")
     kept: dict[str, Any] = {}
     refused = []
     for key, value in values.items():
@@ -327,7 +329,7 @@ def load_settings(repo: Path | None = None, **overrides: Any) -> Settings:
     values: dict[str, Any] = {}
     user = user_config_path()
     if user.is_file() or os.environ.get(CONFIG_ENV, ""):  # a named file must be there
-        values.update(_read_toml(user, "user config"))
+        values.update(read_toml(user, "user config"))
     if repo is not None:
         values.update(_repo_values(repo, notes))
     values.update(_environment_values(os.environ))

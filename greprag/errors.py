@@ -2,7 +2,8 @@
 
     GrepRAGError                                                              exit code
      ├── ConfigError        a setting with a wrong name, type or value            2
-     │                      (also ValueError)
+     │   │                  (also ValueError)
+     │   └── WorkspaceError a workspace file that does not describe one         2
      ├── RetrievalError     bad input to a retrieval: no repo, file outside       2
      │                      it, line past the end, binary file (also ValueError)
      ├── QueryRejected      a proposed query failed validation                    2
@@ -10,6 +11,8 @@
      ├── LLMError           the model gave no usable answer: timeout, HTTP        3
      │                      error, no model configured
      ├── RouterError        the LLM router produced no plan (callers fall back)   3
+     ├── ClusterError       Ray is not installed or its cluster cannot be         3
+     │                      reached (workspaces on Ray)
      ├── DenseError         the dense route cannot run: extra missing or broken,  3
      │                      no index, damaged index
      ├── SearchError        rg could not search at all (timeout, crash)           4
@@ -28,6 +31,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "ClusterError",
     "ConfigError",
     "DenseError",
     "DocsError",
@@ -39,6 +43,7 @@ __all__ = [
     "RouterError",
     "SearchError",
     "StorageError",
+    "WorkspaceError",
 ]
 
 
@@ -54,6 +59,18 @@ class GrepRAGError(Exception):
 
 class ConfigError(GrepRAGError, ValueError):
     """A setting with a wrong name, type or value."""
+
+
+class WorkspaceError(ConfigError):
+    """A workspace file that does not describe one: bad TOML, an unknown key, a missing
+    repository folder, a weight that is not a positive number, two repos of one name."""
+
+
+class ClusterError(GrepRAGError):
+    """A workspace asked for Ray and cannot have it: the extra is not installed, or the
+    cluster at the given address cannot be reached."""
+
+    exit_code = 3
 
 
 class RetrievalError(GrepRAGError, ValueError):

@@ -83,7 +83,8 @@ class Candidate:
 class Block:
     """A piece of context as it goes into the prompt. ``anchor`` is set for a section of
     an HTML page: ``path#anchor`` is what a browser opens (``text`` is then the page's
-    text, not its tags)."""
+    text, not its tags). ``repo`` names the workspace repository it comes from (None
+    outside a workspace)."""
 
     path: str
     start_line: int
@@ -94,12 +95,14 @@ class Block:
     outline: bool = False
     tokens: int = 0
     anchor: str | None = None  # an HTML section's anchor: the browser opens path#anchor
+    repo: str | None = None
 
     def header(self, comment: str = "#") -> str:
         """The line that labels the block in the prompt, as a comment of its language."""
         suffix = " (outline)" if self.outline else ""
+        prefix = f"[{self.repo}] " if self.repo else ""
         where = f" {self.path}#{self.anchor}" if self.anchor else ""
-        return f"{comment} {self.path}:{self.start_line}-{self.end_line}{where}{suffix}"
+        return f"{comment} {prefix}{self.path}:{self.start_line}-{self.end_line}{where}{suffix}"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -165,7 +168,8 @@ class Explain:
 
 @dataclass
 class Result:
-    """Everything one retrieval produced; ``context`` is prompt-ready."""
+    """Everything one retrieval produced; ``context`` is prompt-ready. ``missing`` names
+    the workspace repositories a partial answer lacks (a shard that failed or timed out)."""
 
     blocks: list[Block]
     context: str
@@ -178,6 +182,7 @@ class Result:
     dropped: list[Drop] = field(default_factory=list)
     routes: dict[str, str] = field(default_factory=dict)
     explain: Explain | None = None
+    missing: list[str] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
@@ -195,6 +200,7 @@ class Result:
             skipped=[Skip(**s) for s in data.get("skipped", [])],
             dropped=[Drop(**d) for d in data.get("dropped", [])],
             routes=dict(data.get("routes", {})),
+            missing=list(data.get("missing", [])),
             explain=None
             if explain is None
             else Explain(
@@ -218,4 +224,5 @@ class Result:
             "skipped": [asdict(s) for s in self.skipped],
             "dropped": [asdict(d) for d in self.dropped],
             "routes": dict(self.routes),
+            "missing": list(self.missing),
         }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,6 +63,20 @@ def test_cli_help_loads_no_heavy_dependency(argv):
         f"    app({argv!r}, standalone_mode=False)\n"
     )
     assert _loaded(body) == []
+
+
+def test_a_workspace_without_ray_never_imports_it(tmp_path):
+    """Ray is an optional extra: opening and querying a workspace in one process (and the
+    workspace options' help) loads none of it."""
+    repo = Path(__file__).parent / "fixtures" / "py_pipeline"
+    spec = tmp_path / "team.toml"
+    spec.write_text(f'[[repos]]\npath = "{repo}"\n')
+    body = (
+        "from greprag.workspace import load_workspace, open_workspace\n"
+        f"ws = open_workspace(load_workspace({str(spec)!r}), load_dense=False)\n"
+        "assert ws.retrieve('loader = DataLoader(path)\\nloader.', budget=500).blocks\n"
+    )
+    assert "ray" not in _loaded(body)
 
 
 def test_the_probe_sees_a_heavy_import():

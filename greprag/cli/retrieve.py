@@ -27,6 +27,7 @@ from greprag.cli.common import (
     resolve_target,
     run,
 )
+from greprag.cli.workspace import RayAddressOpt, RayOpt, WorkspaceOpt, workspace_result
 
 RETRIEVE_HELP = (
     "Retrieve cross-file context for a cursor and print it (or --json).\n\n"
@@ -41,7 +42,8 @@ RETRIEVE_HELP = (
     "  greprag retrieve --file app/service.py --line 42 --column 16\n\n"
     "  greprag retrieve -r . -f app/service.py -l 42 --json | jq '.blocks[].path'\n\n"
     "  head -n 41 app/service.py | greprag retrieve --stdin --file app/service.py\n\n"
-    "  greprag retrieve -f app/service.py -l 42 --explain 2> why.txt"
+    "  greprag retrieve -f app/service.py -l 42 --explain 2> why.txt\n\n"
+    "  head -n 41 app/service.py | greprag retrieve --stdin --workspace team.toml --json"
 )
 QUERIES_HELP = (
     "Print the ripgrep query plan for a cursor, without running it.\n\n"
@@ -79,8 +81,29 @@ def retrieve(
     stdin: StdinOpt = False,
     language: LanguageOpt = None,
     cache_dir: CacheOpt = None,
+    workspace: WorkspaceOpt = None,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Retrieve cross-file context for a cursor and print it (or --json)."""
+    if workspace is not None:
+        if not stdin or repo is not None or line is not None:
+            fail("--workspace takes the code before the cursor on --stdin (no --repo, --line)")
+        call = _left_context_call(cursor_inputs(None, None, None, stdin, language))
+        result = workspace_result(
+            workspace,
+            call,
+            budget=budget,
+            ray=ray,
+            ray_address=ray_address,
+            load_dense=choice(routes) == "dense",
+            router=choice(router),
+            model=model,
+            routes=choice(routes),
+            cache_dir=str(cache_dir) if cache_dir else None,
+        )
+        _show(result, json_out, explain)
+        return
     root, file = resolve_target(repo, file)
     inputs = cursor_inputs(file, line, column, stdin, language)
     result = None
@@ -100,6 +123,17 @@ def retrieve(
         )
         _require_model(retriever)
         result = run(lambda: retriever.retrieve(**inputs))
+    _show(result, json_out, explain)
+
+
+def _left_context_call(inputs: dict):  # -> greprag.workspace.RetrieveCall
+    from greprag.workspace import RetrieveCall
+
+    return RetrieveCall(inputs["left_context"], inputs["language"])
+
+
+def _show(result, json_out: bool, explain: bool) -> None:
+    """The result on stdout (context or JSON); notes, explain and the summary on stderr."""
     from greprag import render
 
     for note in result.fallbacks:

@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from greprag.cli.common import EXIT_IO, fail, run
+from greprag.cli.workspace import WorkspaceOpt, workspace_paths
 
 __all__ = ["mcp_command", "serve_command"]
 
@@ -36,7 +37,9 @@ WatchOpt = Annotated[
 ]
 
 
-def _service(repos: list[Path] | None, max_tokens: int, watch: bool):  # -> Service
+def _service(
+    repos: list[Path] | None, workspace: Path | None, max_tokens: int, watch: bool
+):  # -> Service
     missing = [name for name in _EXTRA if importlib.util.find_spec(name) is None]
     if missing:
         names = ", ".join(missing)
@@ -46,12 +49,14 @@ def _service(repos: list[Path] | None, max_tokens: int, watch: bool):  # -> Serv
     from greprag.server.pool import Pool
     from greprag.server.service import Service
 
-    pool = run(lambda: Pool(repos or [Path(".")], watch=watch))
+    roots = [*(repos or []), *(workspace_paths(workspace) if workspace else [])]
+    pool = run(lambda: Pool(roots or [Path(".")], watch=watch))
     return Service(pool, max_tokens=max_tokens)
 
 
 def mcp_command(
     repo: ReposOpt = None,
+    workspace: WorkspaceOpt = None,
     max_tokens: MaxTokensOpt = 8000,
     watch: WatchOpt = True,
 ) -> None:
@@ -59,7 +64,7 @@ def mcp_command(
 
     Setup, e.g. Claude Code: claude mcp add greprag -- greprag mcp --repo /path/to/repo
     """
-    service = _service(repo, max_tokens, watch)
+    service = _service(repo, workspace, max_tokens, watch)
     from greprag.server.mcp import run_stdio
 
     service.pool.start()
@@ -101,6 +106,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 def serve_command(
     repo: ReposOpt = None,
+    workspace: WorkspaceOpt = None,
     host: Annotated[
         str, typer.Option("--host", help="Address to bind; anything but loopback needs --token.")
     ] = "127.0.0.1",
@@ -119,7 +125,7 @@ def serve_command(
     While it runs, greprag retrieve on a served repo forwards to it.
     """
     secret = _token(token)
-    service = _service(repo, max_tokens, watch)
+    service = _service(repo, workspace, max_tokens, watch)
     import uvicorn
 
     from greprag.server.http import build_app

@@ -1,0 +1,119 @@
+"""Workspaces in one process: each repo's own answer, weighted and fused; the CLI's
+``--workspace`` (JSON ``repo`` per block, one-line errors) and ``serve``'s pool over it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from greprag.pipeline import Retriever
+from greprag.workspace import load_workspace, open_workspace
+from tests.integration.test_cli import _env, greprag
+
+LEFT_CONTEXT = (
+    "class Runner:\n"
+    "    def run(self, config):\n"
+    "        loader = DataLoader(config.data_path)\n"
+    "        order = repository.findById(request.getOrderId())\n"
+    "        batch = loader."
+)
+
+
+def _workspace_file(tmp_path, py_repo, java_repo, java_weight: float = 1.0):
+    path = tmp_path / "team.toml"
+    path.write_text(
+        f'[[repos]]\npath = "{py_repo}"\nname = "pipeline"\n\n'
+        f'[[repos]]\npath = "{java_repo}"\nname = "orders"\nweight = {java_weight}\n'
+    )
+    return path
+
+
+def test_the_fused_ranking_is_each_repos_answer_weighted(tmp_path, py_repo, java_repo):
+    spec = load_workspace(_workspace_file(tmp_path, py_repo, java_repo, java_weight=0.5))
+    with open_workspace(spec, load_dense=False) as workspace:
+        fused = workspace.retrieve(LEFT_CONTEXT, budget=2000)
+    alone = {
+        name: Retriever(path, load_dense=False).retrieve(left_context=LEFT_CONTEXT, budget=2000)
+        for name, path in (("pipeline", py_repo), ("orders", java_repo))
+    }
+    weights = {"pipeline": 1.0, "orders": 0.5}
+    assert {b.repo for b in fused.blocks} == {"pipeline", "orders"}
+    for block in fused.blocks:
+        own = [
+            b
+            for b in alone[block.repo].blocks
+            if (b.path, b.start_line) == (block.path, block.start_line)
+        ]
+        assert own and own[0].text == block.text
+        assert block.score == pytest.approx(own[0].score * weights[block.repo])
+    scores = [b.score for b in fused.blocks]
+    assert scores == sorted(scores, reverse=True)
+    assert fused.tokens <= 2000 and fused.missing == []
+
+
+def test_a_weight_moves_a_repo_up_the_ranking(tmp_path, py_repo, java_repo):
+    spec = load_workspace(_workspace_file(tmp_path, py_repo, java_repo, java_weight=5.0))
+    with open_workspace(spec, load_dense=False) as workspace:
+        fused = workspace.retrieve(LEFT_CONTEXT, budget=2000)
+    first_python = next(i for i, b in enumerate(fused.blocks) if b.repo == "pipeline")
+    assert all(b.repo == "orders" for b in fused.blocks[:first_python])
+    assert first_python >= 1
+
+
+def test_cli_workspace_json_carries_the_repo_of_each_block(tmp_path, py_repo, java_repo):
+    workspace = _workspace_file(tmp_path, py_repo, java_repo)
+    proc = greprag_stdin(LEFT_CONTEXT, "--workspace", str(workspace), "--budget", "1500")
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["blocks"] and {b["repo"] for b in payload["blocks"]} == {"pipeline", "orders"}
+    assert payload["missing"] == []
+    assert (
+        f"# [{payload['blocks'][0]['repo']}] {payload['blocks'][0]['path']}:"
+        in (payload["context"])
+    )
+
+
+def greprag_stdin(text: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``greprag retrieve --stdin --json ARGS`` with ``text`` on stdin."""
+    return subprocess.run(
+        [sys.executable, "-m", "greprag", "retrieve", "--stdin", "--json", *args],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(),
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--workspace", "{missing}"], "is not a readable file"),
+        (["--workspace", "{bad}"], "repos[1]: repository not found: nowhere"),
+    ],
+)
+def test_cli_workspace_mistakes_are_one_line(tmp_path, args, message):
+    (tmp_path / "bad.toml").write_text('[[repos]]\npath = "nowhere"\n')
+    paths = {"missing": str(tmp_path / "absent.toml"), "bad": str(tmp_path / "bad.toml")}
+    proc = greprag_stdin("x = load(", *[a.format(**paths) for a in args])
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and message in proc.stderr
+    assert proc.stderr.startswith("greprag: error: ")
+
+
+def test_cli_workspace_wants_the_left_context_on_stdin(tmp_path, py_repo, java_repo):
+    workspace = _workspace_file(tmp_path, py_repo, java_repo)
+    proc = greprag("retrieve", "--workspace", str(workspace), "--file", "a.py", "--line", "3")
+    assert proc.returncode == 2 and "--stdin" in proc.stderr
+
+
+def test_serve_pools_the_workspaces_repositories(tmp_path, py_repo, java_repo):
+    pytest.importorskip("mcp", reason="the serve extra is not installed")
+    from greprag.cli.serve import _service
+
+    service = _service(None, _workspace_file(tmp_path, py_repo, java_repo), 8000, False)
+    assert service.pool.roots == [py_repo.resolve(), java_repo.resolve()]
