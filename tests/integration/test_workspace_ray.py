@@ -15,6 +15,7 @@ from tests.conftest import FIXTURES, ROOT, _git_copy
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install ray)")
 
+from greprag.pipeline import Retriever  # noqa: E402
 from greprag.workspace import (  # noqa: E402
     LocalBackend,
     RayOptions,
@@ -129,3 +130,27 @@ def test_a_stalled_actor_is_reported_after_the_timeout(local_ray, tmp_path):
     assert 2.0 <= waited < 20
     assert VICTIM in partial.missing and len(partial.missing) == 2
     assert partial.blocks and "did not answer within" in partial.fallbacks[0]
+
+
+@pytest.mark.dense
+def test_bulk_indexing_runs_as_ray_tasks_and_builds_usable_indexes(local_ray, tmp_path):
+    from greprag.routes.dense import dense_available
+    from greprag.workspace.on_ray import bulk_index
+
+    if not dense_available():
+        pytest.skip("dense extra not installed")
+    spec = _spec(tmp_path)
+    cache = tmp_path / "cache"
+    options = RayOptions(shards=2, cpus_per_shard=0.5)
+    reports = bulk_index(spec, options, {"cache_dir": str(cache)})
+
+    assert [r.repo for r in reports] == [r.path for r in spec.repos]  # workspace order
+    assert all(r.files > 0 and r.chunks > 0 for r in reports)
+    # what the tasks wrote is the index a Retriever uses: the dense route answers from it
+    repo = spec.repos[0].path
+    dense = Retriever(repo, routes="dense", cache_dir=str(cache)).retrieve(
+        left_context=LEFT_CONTEXT, budget=BUDGET
+    )
+    assert dense.blocks and all(b.route == "dense" for b in dense.blocks)
+    again = bulk_index(spec, options, {"cache_dir": str(cache)})
+    assert all(r.embedded == 0 for r in again)  # incremental: nothing changed, nothing embedded
