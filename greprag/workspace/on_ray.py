@@ -11,6 +11,7 @@ Ray tasks, one per shard. ``ray`` is the optional ``ray`` extra, imported only h
 
 from __future__ import annotations
 
+import socket
 import time
 from typing import Any
 
@@ -23,6 +24,7 @@ from greprag.workspace.spec import RayOptions, RepoSpec, WorkspaceSpec
 __all__ = ["RayBackend", "bulk_index", "shard_repos"]
 
 INSTALL_HINT = "pip install 'greprag[ray]' (or pip install ray)"
+CONNECT_TIMEOUT_S = 5.0  # a cluster's address must accept a connection this soon
 OPEN_TIMEOUT_S = 600.0  # opening a shard reads file lists; a cluster may start slowly
 
 
@@ -34,12 +36,27 @@ def _ray():  # -> the ray module
     return ray
 
 
+def _check_reachable(address: str) -> None:
+    """Fail fast, in one line, on a ``host:port`` (or ``ray://host:port``) nothing listens
+    on: Ray itself would keep retrying for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto", "local": Ray resolves those
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ClusterError(f"cannot reach the Ray cluster at {address}: {reason}") from None
+
+
 def _connect(options: RayOptions) -> bool:
     """Ray for this process (a local one, or the cluster at ``options.address``); True
     when this call started it (and closing should stop it)."""
     ray = _ray()
     if ray.is_initialized():
         return False
+    if options.address:
+        _check_reachable(options.address)
     try:
         ray.init(
             address=options.address,

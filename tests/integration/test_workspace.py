@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -117,3 +118,16 @@ def test_serve_pools_the_workspaces_repositories(tmp_path, py_repo, java_repo):
 
     service = _service(None, _workspace_file(tmp_path, py_repo, java_repo), 8000, False)
     assert service.pool.roots == [py_repo.resolve(), java_repo.resolve()]
+
+
+def test_cli_an_unreachable_ray_address_is_one_line_and_exit_3(tmp_path, py_repo, java_repo):
+    with socket.socket() as probe:  # a port nothing listens on once this closes
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    workspace = _workspace_file(tmp_path, py_repo, java_repo)
+    proc = greprag_stdin(
+        "x = load(", "--workspace", str(workspace), "--ray-address", f"127.0.0.1:{port}"
+    )
+    assert proc.returncode == 3
+    assert proc.stderr.startswith("greprag: error: ") and proc.stderr.count("\n") == 1
+    assert f"127.0.0.1:{port}" in proc.stderr or "Ray is not installed" in proc.stderr
