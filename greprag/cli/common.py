@@ -33,6 +33,7 @@ __all__ = [
     "open_retriever",
     "resolve_target",
     "run",
+    "show_result",
 ]
 
 T = TypeVar("T")
@@ -212,3 +213,19 @@ def cursor_inputs(
     if file is None or line is None:
         fail("give --file and --line (or --stdin with the code before the cursor)")
     return {"file": file, "line": line, "column": column, "language": language}
+
+
+def show_result(result: Any, json_out: bool, *, explain: bool = False) -> None:
+    """A Result on stdout (the context, or JSON); notes, ``explain`` and the one-line
+    summary on stderr."""
+    from greprag import render
+
+    for note in result.fallbacks:
+        typer.echo(f"greprag: note: {note}", err=True)
+    if json_out:
+        typer.echo(render.render_json(result, explain=explain))
+        return
+    typer.echo(result.context, nl=False)
+    if explain:
+        typer.echo(render.render_explain(result), err=True)
+    typer.echo(f"greprag: {render.render_summary(result)}", err=True)

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from greprag.cli.common import CacheOpt, RepoOpt, choice, fail, resolve_target, run
+from greprag.cli.workspace import RayAddressOpt, RayOpt, WorkspaceOpt, index_workspace
 
 __all__ = ["INDEX_HELP", "STATUS_HELP", "index_command", "status_command"]
 
@@ -19,7 +20,8 @@ INDEX_HELP = (
     "missing. A damaged or outdated index is rebuilt. Needs the dense extra.\n\n"
     "Examples:\n\n"
     "  greprag index                      # the repository around the working directory\n\n"
-    "  greprag index --repo ~/src/app --cache-dir /tmp/greprag-cache"
+    "  greprag index --repo ~/src/app --cache-dir /tmp/greprag-cache\n\n"
+    "  greprag index --workspace team.toml --ray   # every repo, as Ray tasks (one per shard)"
 )
 STATUS_HELP = (
     "Show the dense index's freshness, size and model (loads no model, writes nothing).\n\n"
@@ -57,14 +59,11 @@ def _open(
 ):  # -> DenseIndex
     """The repo's DenseIndex (no model loaded), or one line and the documented exit code."""
     from greprag.config import load_settings
-    from greprag.dense import INSTALL_HINT
-    from greprag.routes.dense import dense_available
 
     root, _ = resolve_target(repo, None)
     if not root.is_dir():
         fail(f"repository not found: {root}")
-    if not dense_available():
-        fail(f"the dense extra is not installed: {INSTALL_HINT}", 3)
+    _require_dense()
 
     def build():
         from greprag.dense.embed import Embedder
@@ -84,13 +83,36 @@ def _open(
     return run(build)
 
 
+def _require_dense() -> None:
+    """The dense extra, or one line and exit 3."""
+    from greprag.dense import INSTALL_HINT
+    from greprag.routes.dense import dense_available
+
+    if not dense_available():
+        fail(f"the dense extra is not installed: {INSTALL_HINT}", 3)
+
+
 def index_command(
     repo: RepoOpt = None,
     model: ModelOpt = None,
     cache_dir: CacheOpt = None,
     backend: BackendOpt = None,
+    workspace: WorkspaceOpt = None,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Build or update the dense index of a repository (only changed files are embedded)."""
+    if workspace is not None:  # every repo of it, as Ray tasks with --ray
+        _require_dense()
+        index_workspace(
+            workspace,
+            ray=ray,
+            ray_address=ray_address,
+            dense_model=model,
+            dense_backend=choice(backend),
+            cache_dir=str(cache_dir) if cache_dir else None,
+        )
+        return
     index = _open(repo, model, cache_dir, backend)
     started = time.perf_counter()
     changes = run(index.changes)

@@ -26,6 +26,7 @@ from greprag.cli.common import (
     open_retriever,
     resolve_target,
     run,
+    show_result,
 )
 from greprag.cli.workspace import RayAddressOpt, RayOpt, WorkspaceOpt, workspace_result
 
@@ -102,7 +103,7 @@ def retrieve(
             routes=choice(routes),
             cache_dir=str(cache_dir) if cache_dir else None,
         )
-        _show(result, json_out, explain)
+        show_result(result, json_out, explain=explain)
         return
     root, file = resolve_target(repo, file)
     inputs = cursor_inputs(file, line, column, stdin, language)
@@ -123,28 +124,13 @@ def retrieve(
         )
         _require_model(retriever)
         result = run(lambda: retriever.retrieve(**inputs))
-    _show(result, json_out, explain)
+    show_result(result, json_out, explain=explain)
 
 
 def _left_context_call(inputs: dict):  # -> greprag.workspace.RetrieveCall
     from greprag.workspace import RetrieveCall
 
     return RetrieveCall(inputs["left_context"], inputs["language"])
-
-
-def _show(result, json_out: bool, explain: bool) -> None:
-    """The result on stdout (context or JSON); notes, explain and the summary on stderr."""
-    from greprag import render
-
-    for note in result.fallbacks:
-        typer.echo(f"greprag: note: {note}", err=True)
-    if json_out:
-        typer.echo(render.render_json(result, explain=explain))
-        return
-    typer.echo(result.context, nl=False)
-    if explain:
-        typer.echo(render.render_explain(result), err=True)
-    typer.echo(f"greprag: {render.render_summary(result)}", err=True)
 
 
 def queries(

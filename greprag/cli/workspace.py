@@ -11,7 +11,14 @@ import typer
 
 from greprag.cli.common import run
 
-__all__ = ["RayAddressOpt", "RayOpt", "WorkspaceOpt", "workspace_paths", "workspace_result"]
+__all__ = [
+    "RayAddressOpt",
+    "RayOpt",
+    "WorkspaceOpt",
+    "index_workspace",
+    "workspace_paths",
+    "workspace_result",
+]
 
 WorkspaceOpt = Annotated[
     Path | None,
@@ -58,3 +65,25 @@ def workspace_result(
             return workspace.run(call, budget=budget)
 
     return run(query)
+
+
+def index_workspace(file: Path, *, ray: bool, ray_address: str | None, **settings: Any) -> None:
+    """Build or update the dense index of every repo of the workspace in ``file``: as Ray
+    tasks (one per shard) when Ray is asked for, else here; one line per repo."""
+    from greprag.workspace import load_workspace, ray_options
+    from greprag.workspace.bulk import index_repos
+
+    spec = run(lambda: load_workspace(file))
+    options = ray_options(spec, ray, ray_address)
+    given = {k: v for k, v in settings.items() if v is not None}
+    if options is None:
+        reports = run(lambda: index_repos([r.path for r in spec.repos], given))
+    else:
+        from greprag.workspace.on_ray import bulk_index
+
+        reports = run(lambda: bulk_index(spec, options, given))
+    for repo, report in zip(spec.repos, reports, strict=True):
+        typer.echo(
+            f"{repo.name}: {report.files} file(s) (re)indexed, {report.embedded} chunk(s) "
+            f"embedded, {report.chunks} in total; {report.seconds:.1f} s"
+        )

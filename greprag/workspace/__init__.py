@@ -8,7 +8,7 @@ Nothing here imports Ray until a Ray backend is asked for (``on_ray``).
 from greprag.workspace.fuse import RepoAnswer, fuse
 from greprag.workspace.shard import RepoCall, RetrieveCall, Shard
 from greprag.workspace.spec import RayOptions, RepoSpec, WorkspaceSpec, load_workspace
-from greprag.workspace.workspace import LocalBackend, Workspace, open_workspace
+from greprag.workspace.workspace import LocalBackend, Workspace, open_workspace, ray_options
 
 __all__ = [
     "LocalBackend",
@@ -23,4 +23,5 @@ __all__ = [
     "fuse",
     "load_workspace",
     "open_workspace",
+    "ray_options",
 ]

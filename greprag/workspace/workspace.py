@@ -17,7 +17,7 @@ from greprag.workspace.fuse import RepoAnswer, fuse
 from greprag.workspace.shard import RepoCall, RetrieveCall, Shard
 from greprag.workspace.spec import RayOptions, WorkspaceSpec
 
-__all__ = ["Backend", "LocalBackend", "Workspace", "open_workspace"]
+__all__ = ["Backend", "LocalBackend", "Workspace", "open_workspace", "ray_options"]
 
 
 class Backend(Protocol):
@@ -84,6 +84,15 @@ class Workspace:
         self.close()
 
 
+def ray_options(spec: WorkspaceSpec, ray: bool, ray_address: str | None) -> RayOptions | None:
+    """Where the workspace runs: Ray when ``ray``, ``ray_address`` or the file's ``[ray]``
+    table asks for it (the flags win over the file), else None (this process)."""
+    if not (ray or ray_address):
+        return spec.ray
+    base = spec.ray or RayOptions()
+    return replace(base, address=ray_address or base.address)
+
+
 def open_workspace(
     spec: WorkspaceSpec,
     *,
@@ -92,13 +101,9 @@ def open_workspace(
     load_dense: bool = True,
     **settings: Any,
 ) -> Workspace:
-    """The workspace on its backend: Ray when ``ray``, ``ray_address`` or the file's
-    ``[ray]`` table asks for it (the flags win), else this process. ``load_dense`` and
-    ``settings`` go to every repo's Retriever."""
-    options = spec.ray
-    if ray or ray_address:
-        base = options or RayOptions()
-        options = replace(base, address=ray_address or base.address)
+    """The workspace on its backend (``ray_options``); ``load_dense`` and ``settings`` go
+    to every repo's Retriever."""
+    options = ray_options(spec, ray, ray_address)
     given = {k: v for k, v in settings.items() if v is not None}
     if options is None:
         return Workspace(spec, LocalBackend(spec, given, load_dense=load_dense), **given)

@@ -131,3 +131,22 @@ def test_cli_an_unreachable_ray_address_is_one_line_and_exit_3(tmp_path, py_repo
     assert proc.returncode == 3
     assert proc.stderr.startswith("greprag: error: ") and proc.stderr.count("\n") == 1
     assert f"127.0.0.1:{port}" in proc.stderr or "Ray is not installed" in proc.stderr
+
+
+@pytest.mark.dense
+def test_cli_index_workspace_indexes_every_repo_once(tmp_path, py_repo, java_repo):
+    from greprag.routes.dense import dense_available
+
+    if not dense_available():
+        pytest.skip("dense extra not installed")
+    workspace = _workspace_file(tmp_path, py_repo, java_repo)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    first = greprag("index", "--workspace", str(workspace), *cache)
+    again = greprag("index", "--workspace", str(workspace), *cache)
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["pipeline", "orders"]
+    assert all(" 0 chunk(s) embedded" not in line for line in lines)
+    assert again.returncode == 0 and all(
+        " 0 chunk(s) embedded" in line for line in again.stdout.splitlines()
+    )
