@@ -18,7 +18,9 @@ from greprag.cli.common import (
     open_retriever,
     resolve_target,
     run,
+    show_result,
 )
+from greprag.cli.workspace import RayAddressOpt, RayOpt, WorkspaceOpt, workspace_result
 
 __all__ = ["ASK_HELP", "SEARCH_HELP", "ask", "search"]
 
@@ -36,7 +38,8 @@ SEARCH_HELP = (
     "configs/docs.toml.\n\n"
     "Examples:\n\n"
     '  greprag search "how do I retry a request after a timeout" --repo .\n\n'
-    '  greprag search "QuerySet.select_related" -r . --kind docs --k 3 --json'
+    '  greprag search "QuerySet.select_related" -r . --kind docs --k 3 --json\n\n'
+    '  greprag search "where do we validate webhook signatures" --workspace team.toml'
 )
 ASK_HELP = (
     "Answer a question about a repository from its docs and code, citing the passages.\n\n"
@@ -75,10 +78,29 @@ def search(
     routes: RoutesOpt = None,
     cache_dir: CacheOpt = None,
     router: RouterOpt = None,
+    workspace: WorkspaceOpt = None,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Search a repository's documentation and code with a plain-language question."""
     if kind not in KINDS:
         fail(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if workspace is not None:
+        from greprag.workspace import SearchCall
+
+        result = workspace_result(
+            workspace,
+            SearchCall(query, kind, k),
+            budget=budget,
+            ray=ray,
+            ray_address=ray_address,
+            load_dense=choice(routes) == "dense",
+            routes=choice(routes),
+            router=choice(router),
+            cache_dir=str(cache_dir) if cache_dir else None,
+        )
+        show_result(result, json_out)
+        return
     root, _ = resolve_target(repo, None)
     result = None
     if routes is None and cache_dir is None and router is None:
@@ -94,15 +116,7 @@ def search(
             load_dense=choice(routes) == "dense",
         )
         result = run(lambda: retriever.search(query, budget=budget, k=k, kind=kind))
-    from greprag import render
-
-    for note in result.fallbacks:
-        typer.echo(f"greprag: note: {note}", err=True)
-    if json_out:
-        typer.echo(render.render_json(result))
-        return
-    typer.echo(result.context, nl=False)
-    typer.echo(f"greprag: {render.render_summary(result)}", err=True)
+    show_result(result, json_out)
 
 
 def ask(

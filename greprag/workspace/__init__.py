@@ -6,7 +6,7 @@ Nothing here imports Ray until a Ray backend is asked for (``on_ray``).
 """
 
 from greprag.workspace.fuse import RepoAnswer, fuse
-from greprag.workspace.shard import RepoCall, RetrieveCall, Shard
+from greprag.workspace.shard import RepoCall, RetrieveCall, SearchCall, Shard
 from greprag.workspace.spec import RayOptions, RepoSpec, WorkspaceSpec, load_workspace
 from greprag.workspace.workspace import LocalBackend, Workspace, open_workspace, ray_options
 
@@ -17,6 +17,7 @@ __all__ = [
     "RepoCall",
     "RepoSpec",
     "RetrieveCall",
+    "SearchCall",
     "Shard",
     "Workspace",
     "WorkspaceSpec",

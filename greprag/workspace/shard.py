@@ -19,7 +19,7 @@ from greprag.models import Result
 from greprag.workspace.fuse import RepoAnswer
 from greprag.workspace.spec import RepoSpec
 
-__all__ = ["RepoCall", "RetrieveCall", "Shard"]
+__all__ = ["RepoCall", "RetrieveCall", "SearchCall", "Shard"]
 
 RepoCall = Callable[[Any, RepoSpec, int], Result]  # (Retriever, repo, budget) -> Result
 MAX_THREADS = 8  # rg runs its own threads: more than this only queues
@@ -36,6 +36,20 @@ class RetrieveCall:
         return retriever.retrieve(
             left_context=self.left_context, language=self.language, budget=budget
         )
+
+
+@dataclass(frozen=True)
+class SearchCall:
+    """A plain-language question to every repository (``Retriever.search``). Asked for
+    ``all``, a ``docs`` repository answers with its docs only."""
+
+    query: str
+    kind: str = "all"
+    k: int | None = None
+
+    def __call__(self, retriever: Any, repo: RepoSpec, budget: int) -> Result:
+        kind = "docs" if self.kind == "all" and repo.kind == "docs" else self.kind
+        return retriever.search(self.query, budget=budget, k=self.k, kind=kind)
 
 
 class Shard:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from greprag.config import load_settings
 from greprag.models import Result
 from greprag.workspace.fuse import RepoAnswer, fuse
-from greprag.workspace.shard import RepoCall, RetrieveCall, Shard
+from greprag.workspace.shard import RepoCall, RetrieveCall, SearchCall, Shard
 from greprag.workspace.spec import RayOptions, WorkspaceSpec
 
 __all__ = ["Backend", "LocalBackend", "Workspace", "open_workspace", "ray_options"]
@@ -73,6 +73,12 @@ class Workspace:
     ) -> Result:
         """Context for the code before a cursor (``left_context``) from every repo."""
         return self.run(RetrieveCall(left_context, language), budget=budget)
+
+    def search(
+        self, query: str, *, kind: str = "all", k: int | None = None, budget: int | None = None
+    ) -> Result:
+        """The sections and definitions of every repo that answer ``query``, fused."""
+        return self.run(SearchCall(query, kind, k), budget=budget)
 
     def close(self) -> None:
         self.backend.close()

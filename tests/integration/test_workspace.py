@@ -12,6 +12,7 @@ import pytest
 
 from greprag.pipeline import Retriever
 from greprag.workspace import load_workspace, open_workspace
+from tests.conftest import FIXTURES
 from tests.integration.test_cli import _env, greprag
 
 LEFT_CONTEXT = (
@@ -150,3 +151,26 @@ def test_cli_index_workspace_indexes_every_repo_once(tmp_path, py_repo, java_rep
     assert again.returncode == 0 and all(
         " 0 chunk(s) embedded" in line for line in again.stdout.splitlines()
     )
+
+
+def test_cli_search_over_a_workspace_of_a_manual_and_code(tmp_path, py_repo):
+    pytest.importorskip("markdown_it", reason="the docs extra is not installed")
+    manual = FIXTURES / "docs_manual"
+    workspace = tmp_path / "team.toml"
+    workspace.write_text(
+        f'[[repos]]\npath = "{py_repo}"\nname = "pipeline"\n\n'
+        f'[[repos]]\npath = "{manual}"\nname = "manual"\nkind = "docs"\n'
+    )
+    proc = greprag(
+        "search",
+        "how do I retry a request after a timeout",
+        "--workspace",
+        str(workspace),
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    manual_blocks = [b for b in payload["blocks"] if b["repo"] == "manual"]
+    assert manual_blocks and payload["blocks"][0]["repo"] == "manual"
+    assert any("retries.md" in b["path"] for b in manual_blocks)
+    assert payload["missing"] == []

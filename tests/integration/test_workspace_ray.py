@@ -154,3 +154,16 @@ def test_bulk_indexing_runs_as_ray_tasks_and_builds_usable_indexes(local_ray, tm
     assert dense.blocks and all(b.route == "dense" for b in dense.blocks)
     again = bulk_index(spec, options, {"cache_dir": str(cache)})
     assert all(r.embedded == 0 for r in again)  # incremental: nothing changed, nothing embedded
+
+
+def test_a_workspace_search_ranks_on_ray_as_in_one_process(local_ray, tmp_path):
+    pytest.importorskip("markdown_it", reason="the docs extra is not installed")
+    manual = _git_copy(FIXTURES / "docs_manual", tmp_path / "manual" / "docs_manual")
+    spec = _spec(tmp_path)
+    spec = WorkspaceSpec((*spec.repos, RepoSpec(manual.resolve(), "manual", 1.0, "docs")))
+    question = "how do I retry a request after a timeout"
+    local = Workspace(spec, LocalBackend(spec, {}, load_dense=False)).search(question)
+    with _on_ray(spec) as workspace:
+        distributed = workspace.search(question)
+    assert local.blocks and local.blocks[0].repo == "manual"
+    assert _ranking(distributed) == _ranking(local)
