@@ -1,6 +1,7 @@
 """Workspace scale benchmark: 119 real repositories (pinned PyPI wheels, unpacked).
 
-    python -m bench.scale [--rounds 2] [--index-repos 6] [--out scale.json]
+    python -m bench.scale [--rounds 2] [--call retrieve|search] [--sizes 15,30,60,all]
+                          [--index-repos 6] [--out scale.json]
 
 Each package is fetched with the corpora helpers (``pip download --no-deps``, cached,
 made a git repository). In one run, side by side:
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ from bench.latency import _percentile
 from greprag.rg import find_rg
 from greprag.workspace import LocalBackend, RayOptions, RepoSpec, Workspace, WorkspaceSpec
 
-__all__ = ["PINS", "QUERIES", "main", "workspace_corpora"]
+__all__ = ["PINS", "QUERIES", "QUESTIONS", "main", "workspace_corpora"]
 
 # The packages of this project's own environment, at the versions it resolved: real,
 # varied Python (and data) from small helpers to transformers and sympy.
@@ -183,7 +185,27 @@ QUERIES: tuple[str, ...] = (
     "session = boto3.Session(profile_name=profile)\nclient = session.client('s3')\n"
     "client.upload_file(",
 )
+# Plain-language questions, as greprag search takes them (--call search).
+QUESTIONS: tuple[str, ...] = (
+    "where do we validate webhook signatures",
+    "how do I retry a request after a timeout",
+    "how is the configuration file loaded",
+    "exponential backoff between attempts",
+    "parse a version string",
+    "encode text into tokens for the model",
+    "serialize an object to JSON",
+    "upload a file to S3",
+)
 BUDGET = 4096
+Ask = Callable[[Workspace, str], Any]  # one query of the workspace -> Result
+
+
+def _retrieve(workspace: Workspace, text: str) -> Any:
+    return workspace.retrieve(text, budget=BUDGET)
+
+
+def _search(workspace: Workspace, text: str) -> Any:
+    return workspace.search(text, budget=BUDGET)
 
 
 def workspace_corpora() -> list[Corpus]:
@@ -259,13 +281,15 @@ def _cut(result) -> bool:
     return any("time budget" in note for note in result.fallbacks)
 
 
-def _ranking_checks(local: Workspace, on_ray: Workspace) -> dict[str, int]:
+def _ranking_checks(
+    local: Workspace, on_ray: Workspace, ask: Ask, texts: tuple[str, ...]
+) -> dict[str, int]:
     """Per query: Ray against one process, and one process against itself."""
     counts = dict.fromkeys(("queries", "ray_equals_local", "local_equals_local", "uncut"), 0)
     counts["ray_equals_local_uncut"] = 0
-    for text in QUERIES:
-        first, second = (local.retrieve(text, budget=BUDGET) for _ in range(2))
-        remote = on_ray.retrieve(text, budget=BUDGET)
+    for text in texts:
+        first, second = (ask(local, text) for _ in range(2))
+        remote = ask(on_ray, text)
         uncut = not any(_cut(r) for r in (first, second, remote))
         same = _ranking(remote) == _ranking(first)
         counts["queries"] += 1
@@ -276,24 +300,60 @@ def _ranking_checks(local: Workspace, on_ray: Workspace) -> dict[str, int]:
     return counts
 
 
-def _latency(workspace: Workspace, rounds: int) -> list[float]:
+def _latency(workspace: Workspace, rounds: int, ask: Ask, texts: tuple[str, ...]) -> list[float]:
     samples = []
     for _ in range(rounds):
-        for text in QUERIES:
+        for text in texts:
             started = time.perf_counter()
-            workspace.retrieve(text, budget=BUDGET)
+            ask(workspace, text)
             samples.append((time.perf_counter() - started) * 1000)
     return samples
 
 
+def _bulk(
+    spec: WorkspaceSpec, sizes: list[tuple[int, int]], options: RayOptions, count: int
+) -> dict[str, Any]:
+    """Bulk dense indexing of the ``count`` smallest repos of ≥ 2k lines, as Ray tasks,
+    into a scratch cache."""
+    from greprag.workspace.on_ray import bulk_index
+
+    order = sorted(range(len(spec.repos)), key=lambda i: sizes[i][1])
+    picked = [i for i in order if sizes[i][1] >= 2000][:count]
+    chosen = [spec.repos[i] for i in picked]
+    with tempfile.TemporaryDirectory(prefix="greprag-scale-") as cache:
+        started = time.perf_counter()
+        reports = bulk_index(WorkspaceSpec(tuple(chosen)), options, {"cache_dir": cache})
+        seconds = time.perf_counter() - started
+    chunks = sum(r.chunks for r in reports)
+    return {
+        "repos": [r.name for r in chosen],
+        "lines": sum(sizes[i][1] for i in picked),
+        "tasks": min(options.shards, len(chosen)),
+        "seconds": round(seconds, 1),
+        "chunks": chunks,
+        "chunks_per_s": round(chunks / seconds, 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2, help="passes over QUERIES")
+    parser.add_argument("--rounds", type=int, default=2, help="passes over the queries")
+    parser.add_argument(
+        "--call",
+        choices=("retrieve", "search"),
+        default="retrieve",
+        help="retrieve: QUERIES as code before a cursor; search: QUESTIONS",
+    )
+    parser.add_argument(
+        "--sizes", default="15,30,60,all", help="workspace sizes for step 4 ('' skips it)"
+    )
     parser.add_argument("--shards", type=int, default=2, help="Ray actors")
-    parser.add_argument("--index-repos", type=int, default=6, help="repos bulk-indexed")
+    parser.add_argument("--index-repos", type=int, default=6, help="repos bulk-indexed (0: skip)")
     parser.add_argument("--out", type=Path, help="write the numbers as JSON here")
     args = parser.parse_args(argv)
     report: dict[str, Any] = {"cpus": os.cpu_count(), "load_avg": os.getloadavg()}
+    ask, texts = (_search, QUESTIONS) if args.call == "search" else (_retrieve, QUERIES)
+    report["call"] = args.call
 
     roots = [fetch(c) for c in workspace_corpora()]
     rg = find_rg()
@@ -313,7 +373,7 @@ def main(argv: list[str] | None = None) -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     started = time.perf_counter()
     local = Workspace(spec, LocalBackend(spec, {}, load_dense=False))
-    local.retrieve(QUERIES[0], budget=BUDGET)  # file lists listed once: warm
+    ask(local, texts[0])  # file lists listed once: warm
     report["open_local_s"] = round(time.perf_counter() - started, 2)
     report["local_rss_growth_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
@@ -321,22 +381,22 @@ def main(argv: list[str] | None = None) -> None:
 
     import ray
 
-    from greprag.workspace.on_ray import RayBackend, bulk_index
+    from greprag.workspace.on_ray import RayBackend
 
     ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
     options = RayOptions(shards=args.shards, timeout_s=120.0, cpus_per_shard=0.5)
     started = time.perf_counter()
     on_ray = Workspace(spec, RayBackend(spec, options, {}, load_dense=False))
-    on_ray.retrieve(QUERIES[0], budget=BUDGET)
+    ask(on_ray, texts[0])
     report["open_ray_s"] = round(time.perf_counter() - started, 2)
     report["actor_rss_mb"] = [round(_rss_mb(pid)) for pid in on_ray.backend.pids]
 
-    report["ranking_checks"] = _ranking_checks(local, on_ray)
+    report["ranking_checks"] = _ranking_checks(local, on_ray, ask, texts)
     local_ms: list[float] = []
     ray_ms: list[float] = []
     for _ in range(args.rounds):  # alternate: both see the same load on a shared machine
-        local_ms += _latency(local, 1)
-        ray_ms += _latency(on_ray, 1)
+        local_ms += _latency(local, 1, ask, texts)
+        ray_ms += _latency(on_ray, 1, ask, texts)
     report["query_local"] = _stats(local_ms)
     report["query_ray"] = _stats(ray_ms)
     report["actor_rss_mb_after"] = [round(_rss_mb(pid)) for pid in on_ray.backend.pids]
@@ -344,34 +404,20 @@ def main(argv: list[str] | None = None) -> None:
     on_ray.close()
 
     by_size = []
-    for count in (15, 30, 60, len(roots)):
+    sizes_wanted = [len(roots) if n == "all" else int(n) for n in args.sizes.split(",") if n]
+    for count in sizes_wanted:
         part = WorkspaceSpec(spec.repos[:count])
         workspace = Workspace(part, LocalBackend(part, {}, load_dense=False))
-        workspace.retrieve(QUERIES[0], budget=BUDGET)
+        ask(workspace, texts[0])
         part_lines = sum(n for _, n in sizes[:count])
-        stats = _stats(_latency(workspace, 1))
+        stats = _stats(_latency(workspace, 1, ask, texts))
         by_size.append({"repos": count, "lines": part_lines, **stats})
         _log(f"{count} repos, {part_lines} lines: {stats}")
     report["latency_by_size"] = by_size
 
-    order = sorted(range(len(roots)), key=lambda i: sizes[i][1])
-    picked = [i for i in order if sizes[i][1] >= 2000][: args.index_repos]
-    chosen = [spec.repos[i] for i in picked]
-    with tempfile.TemporaryDirectory(prefix="greprag-scale-") as cache:
-        subset = WorkspaceSpec(tuple(chosen))
-        started = time.perf_counter()
-        reports = bulk_index(subset, options, {"cache_dir": cache})
-        seconds = time.perf_counter() - started
-    chunks = sum(r.chunks for r in reports)
-    report["bulk_index"] = {
-        "repos": [r.name for r in chosen],
-        "lines": sum(sizes[i][1] for i in picked),
-        "tasks": min(args.shards, len(chosen)),
-        "seconds": round(seconds, 1),
-        "chunks": chunks,
-        "chunks_per_s": round(chunks / seconds, 1),
-    }
-    _log(f"bulk index: {report['bulk_index']}")
+    if args.index_repos > 0:
+        report["bulk_index"] = _bulk(spec, sizes, options, args.index_repos)
+        _log(f"bulk index: {report['bulk_index']}")
     ray.shutdown()
     text = json.dumps(report, indent=2)
     print(text)
