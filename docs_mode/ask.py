@@ -8,7 +8,8 @@ none is removed from the answer and reported (``Answer.removed``).
 
 A citation is ``[path:start-end]``, ``[path:line]`` or, for an HTML section,
 ``[path#anchor]``; it is valid when its path is a given block's and its lines lie inside
-that block (or its anchor is the block's). Bracketed text that is not shaped like a
+that block (or its anchor is the block's). In a workspace the path is qualified by the
+block's repository: ``[repo/path:start-end]``. Bracketed text that is not shaped like a
 citation (``list[int]``, ``[1]``) is left alone.
 """
 
@@ -19,10 +20,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from greprag.config import Settings
 from greprag.errors import LLMError
 from greprag.models import Block, Result
 
-__all__ = ["Answer", "Citation", "CitationFilter", "answer", "build_messages", "cite_label"]
+__all__ = [
+    "Answer",
+    "Citation",
+    "CitationFilter",
+    "answer",
+    "answer_with_settings",
+    "build_messages",
+    "cite_label",
+]
 
 MAX_LABEL = 300
 _CLAIM = re.compile(
@@ -50,6 +60,7 @@ class Citation:
     start_line: int
     end_line: int
     anchor: str | None = None
+    repo: str | None = None
 
 
 @dataclass
@@ -81,11 +92,16 @@ class Answer:
         }
 
 
+def _where(block: Block) -> str:
+    """The block's path as a citation names it (qualified by its workspace repository)."""
+    return f"{block.repo}/{block.path}" if block.repo else block.path
+
+
 def cite_label(block: Block) -> str:
     """How the model is asked to cite ``block``."""
     if block.anchor:
-        return f"{block.path}#{block.anchor}"
-    return f"{block.path}:{block.start_line}-{block.end_line}"
+        return f"{_where(block)}#{block.anchor}"
+    return f"{_where(block)}:{block.start_line}-{block.end_line}"
 
 
 def _resolve(label: str, blocks: list[Block]) -> Citation | None:
@@ -95,16 +111,17 @@ def _resolve(label: str, blocks: list[Block]) -> Citation | None:
         return None
     path, anchor = claim["path"], claim["anchor"]
     for block in blocks:
-        if block.path != path:
+        if _where(block) != path:
             continue
         if anchor is not None:
             if block.anchor == anchor:
-                return Citation(label, path, block.start_line, block.end_line, anchor)
+                start, end = block.start_line, block.end_line
+                return Citation(label, block.path, start, end, anchor, block.repo)
             continue
         start = int(claim["start"])
         end = int(claim["end"] or start)
         if block.start_line <= start <= end <= block.end_line:
-            return Citation(label, path, start, end)
+            return Citation(label, block.path, start, end, repo=block.repo)
     return None
 
 
@@ -237,4 +254,24 @@ def answer(
         model,
         error=error,
         notes=notes,
+    )
+
+
+def answer_with_settings(
+    question: str,
+    result: Result,
+    settings: Settings,
+    *,
+    model: str | None = None,
+    on_text: Callable[[str], None] | None = None,
+) -> Answer:
+    """``answer`` with the model, API and time limit of ``settings`` (``model`` wins)."""
+    return answer(
+        question,
+        result,
+        model=model or settings.model,
+        timeout=settings.answer_timeout,
+        api_base=settings.api_base or None,
+        api_key=settings.api_key or None,
+        on_text=on_text,
     )

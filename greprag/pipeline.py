@@ -268,18 +268,10 @@ class Retriever:
         >>> answer = Retriever("path/to/repo").ask("how do I retry after a timeout?")
         >>> answer.text, [c.label for c in answer.citations]
         """
-        from docs_mode.ask import answer
+        from docs_mode.ask import answer_with_settings
 
         result = self.search(question, budget=budget, k=k, kind=kind)
-        return answer(
-            question,
-            result,
-            model=model or self.settings.model,
-            timeout=self.settings.answer_timeout,
-            api_base=self.settings.api_base or None,
-            api_key=self.settings.api_key or None,
-            on_text=on_text,
-        )
+        return answer_with_settings(question, result, self.settings, model=model, on_text=on_text)
 
     def _search(self, request: RouteRequest) -> RouteHits:
         """Every always-on route, their hits in one list."""

@@ -54,6 +54,8 @@ ASK_HELP = (
     "Without a model, prints the passages that would answer (exit 0). If the model fails "
     "(timeout: answer_timeout, HTTP error), says so in one line, prints the passages, and "
     "exits 3.\n\n"
+    "With --workspace, the question goes to every repository of the workspace file and "
+    "citations name the repository: [repo/path:start-end].\n\n"
     "Examples:\n\n"
     '  greprag ask "how do I retry a request after a timeout" --repo .\n\n'
     '  GREPRAG_MODEL=openai/gpt-4o-mini greprag ask "where are webhooks verified?" -r . --json'
@@ -130,21 +132,42 @@ def ask(
     k: KOpt = None,
     kind: KindOpt = "all",
     router: RouterOpt = None,
+    workspace: WorkspaceOpt = None,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Answer a question about a repository from its docs and code, citing the passages."""
     if kind not in KINDS:
         fail(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    root, _ = resolve_target(repo, None)
-    retriever = open_retriever(root, router=choice(router), model=model)
     from greprag import render
 
     def show(text: str) -> None:
         typer.echo(text, nl=False)
 
     stream = None if json_out else show
-    got = run(
-        lambda: retriever.ask(question, model=model, budget=budget, k=k, kind=kind, on_text=stream)
-    )
+    if workspace is not None:
+        from docs_mode.ask import answer_with_settings
+        from greprag.config import load_settings
+        from greprag.workspace import SearchCall
+
+        result = workspace_result(
+            workspace,
+            SearchCall(question, kind, k),
+            budget=budget,
+            ray=ray,
+            ray_address=ray_address,
+            router=choice(router),
+        )
+        settings = run(lambda: load_settings(model=model))  # the user's: model, API, limit
+        got = answer_with_settings(question, result, settings, on_text=stream)
+    else:
+        root, _ = resolve_target(repo, None)
+        retriever = open_retriever(root, router=choice(router), model=model)
+        got = run(
+            lambda: retriever.ask(
+                question, model=model, budget=budget, k=k, kind=kind, on_text=stream
+            )
+        )
     for note in [*got.result.fallbacks, *got.notes]:
         typer.echo(f"greprag: note: {note}", err=True)
     if json_out:

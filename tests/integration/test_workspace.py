@@ -174,3 +174,37 @@ def test_cli_search_over_a_workspace_of_a_manual_and_code(tmp_path, py_repo):
     assert manual_blocks and payload["blocks"][0]["repo"] == "manual"
     assert any("retries.md" in b["path"] for b in manual_blocks)
     assert payload["missing"] == []
+
+
+def test_cli_ask_over_a_workspace_cites_the_repo_of_each_passage(tmp_path, py_repo, docs_repo):
+    from tests.stubs.openai_stub import OpenAIStub
+
+    workspace = tmp_path / "team.toml"
+    workspace.write_text(
+        f'[[repos]]\npath = "{py_repo}"\nname = "pipeline"\n\n'
+        f'[[repos]]\npath = "{docs_repo}"\nname = "manual"\n'
+    )
+    cited = "manual/tidewater/client.py:9-11"  # def backoff_delay, qualified by its repo
+    with OpenAIStub() as stub:
+        stub.reply(f"Wait backoff_delay(attempt) s [{cited}], not [tidewater/client.py:9-11].")
+        model = {"GREPRAG_API_BASE": stub.api_base, "GREPRAG_API_KEY": "sk-test"}
+        proc = greprag(
+            "ask",
+            "how long to wait before the next retry attempt",
+            "--workspace",
+            str(workspace),
+            "--model",
+            "openai/stub-model",
+            "--json",
+            env=_env(**model),
+        )
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["answer"] == f"Wait backoff_delay(attempt) s [{cited}], not ."
+    assert [(c["repo"], c["path"]) for c in payload["citations"]] == [
+        ("manual", "tidewater/client.py")
+    ]
+    assert payload["removed_citations"] == ["tidewater/client.py:9-11"]  # unqualified: no block
+    assert (
+        '<passage cite="manual/tidewater/client.py:9-' in stub.requests[0]["messages"][1]["content"]
+    )
