@@ -278,6 +278,8 @@ def test_an_interrupt_is_exit_130(loader_repo):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=cli_env(),
+        # as from a terminal: a suite started in the background inherits SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(2.5)  # past start-up, into the read
     proc.send_signal(signal.SIGINT)
