@@ -276,8 +276,10 @@ class Retriever:
     def _search(self, request: RouteRequest) -> RouteHits:
         """Every always-on route, their hits in one list."""
         merged = RouteHits("+".join(r.name for r in self.routes), [])
-        for route in self.routes:
-            hits = route.search(request)
+        # the similar route's rg pass runs in the background while the others search
+        started = [r.start(request) if isinstance(r, SimilarRoute) else None for r in self.routes]
+        for route, finish in zip(self.routes, started, strict=True):
+            hits = finish() if finish is not None else route.search(request)
             merged.candidates += hits.candidates
             merged.skipped += hits.skipped
             merged.notes += hits.notes

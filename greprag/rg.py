@@ -445,16 +445,23 @@ def run_words(rg: Path, repo: Path, spec: SearchSpec, timeout: float = 20.0) -> 
 def parse_word_hits(output: bytes) -> Iterator[WordHit]:
     """Parse ``words_argv`` output. Lines that do not parse (binary-file notices) and
     paths that cannot name a block (not UTF-8, control characters) are left out."""
+    names: dict[bytes, str | None] = {}  # a file's lines come together: decode its path once
     for raw in output.split(b"\n"):
         path, sep, rest = raw.partition(b"\0")
         number, colon, word = rest.partition(b":")
         if not (sep and colon and number.isdigit()):
             continue
-        try:
-            name = _clean_path(path.decode("utf-8"))
-        except UnicodeDecodeError:
-            continue
-        if not _CONTROL.search(name):
+        if path in names:
+            name = names[path]
+        else:
+            try:
+                name = _clean_path(path.decode("utf-8"))
+            except UnicodeDecodeError:
+                name = None
+            if name is not None and _CONTROL.search(name):
+                name = None
+            names[path] = name
+        if name is not None:
             yield WordHit(name, int(number), word.decode("utf-8", "replace"))
 
 

@@ -295,10 +295,11 @@ class GrepRoute:
         folders costs more than the search. Edits are seen at once (rg reads the files);
         new files within ``file_list_ttl`` seconds.
         """
-        listed = self._fresh_list(lang)
+        listed = self.fresh_files(lang)
         return listed if listed and len(listed) <= MAX_LISTED_FILES else None
 
-    def _fresh_list(self, lang: str | None) -> list[str] | None:
+    def fresh_files(self, lang: str | None) -> list[str] | None:
+        """The language's file list when listed within ``file_list_ttl``, else None."""
         cached = self._file_lists.get(lang)
         if cached is None or time.monotonic() - cached[0] > self.file_list_ttl:
             return None
@@ -307,7 +308,7 @@ class GrepRoute:
     def files(self, lang: str | None) -> list[str]:
         """The language's files (``.gitignore`` respected, oversize ones left out), listed
         again only when older than ``file_list_ttl``."""
-        listed = self._fresh_list(lang)
+        listed = self.fresh_files(lang)
         if listed is None:
             found = list_files(self.rg, self.repo, (lang,) if lang else ())
             listed = self._remember_files(lang, found)

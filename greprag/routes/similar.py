@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
-from collections import defaultdict
+from bisect import bisect_left, insort
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import chain
 
 from greprag.context import LocalContext
 from greprag.errors import SearchError
 from greprag.languages import IDENTIFIER_RE, get_language, is_generic, words
 from greprag.models import SIMILAR_ROUTE, Candidate
-from greprag.rg import SearchSpec, run_words
+from greprag.rg import SearchSpec, WordHit, run_words
 from greprag.router.names import PY_BUILTINS, blank_docstrings
 from greprag.routes import RouteHits, RouteRequest
 from greprag.routes.grep import MAX_LISTED_FILES, GrepRoute
@@ -44,6 +48,7 @@ GENERIC = 0.5  # ``config``, ``data``, ``run``: shared by unrelated code
 WRITING = 2.0  # the function whose empty body the cursor opens
 SAME_PACKAGE = 1.25  # a region in the cursor file's own folder
 PROXIMITY_DECAY = 0.15
+_BOUND_SLACK = 0.999  # room for float rounding when a file's bound is compared
 _STOP = words(
     "the this that these those with from into onto for and not are was were will would "
     "can could should have has had been being its their there then than when where which "
@@ -120,26 +125,46 @@ class SimilarRoute:
         self.timeout = timeout
 
     def search(self, request: RouteRequest) -> RouteHits:
+        return self.start(request)()
+
+    def start(self, request: RouteRequest) -> Callable[[], RouteHits]:
+        """Begin the search and return what finishes it: the pipeline starts this route
+        first so that, once the repository is listed, its rg pass runs in a background
+        thread while the grep route works."""
         started = time.perf_counter()
         ctx = request.ctx
         terms = similar_terms(ctx)
-        hits = RouteHits(self.name, [])
-        if len(terms) >= MIN_TERMS and get_language(ctx.lang) is not None:
-            try:
-                occurrences, searched = self._occurrences(ctx.lang, terms)
-            except SearchError as exc:  # similar code is extra evidence: go on without it
-                hits.notes.append(f"similar: {exc}")
-            else:
-                hits.candidates = self._regions(request, terms, occurrences, searched)
-        hits.timings[self.name] = (time.perf_counter() - started) * 1000
-        return hits
+        if len(terms) < MIN_TERMS or get_language(ctx.lang) is None:
+            return lambda: self._finish(request, terms, None, started)
+        listed = self.grep.fresh_files(ctx.lang)
+        if listed is None:  # cold: the grep route walks the repo (skips seen) and lists it
+            return lambda: self._search_now(request, terms, started)
+        found: list[list[WordHit] | Exception] = []
+        thread = threading.Thread(
+            target=self._occurrences, args=(ctx.lang, terms, listed, found), daemon=True
+        )
+        thread.start()
+
+        def finish() -> RouteHits:
+            thread.join()
+            return self._finish(request, terms, (found[0], len(listed)), started)
+
+        return finish
+
+    def _search_now(self, request: RouteRequest, terms: list[Term], started: float) -> RouteHits:
+        listed = self.grep.files(request.ctx.lang)
+        found: list[list[WordHit] | Exception] = []
+        self._occurrences(request.ctx.lang, terms, listed, found)
+        return self._finish(request, terms, (found[0], len(listed)), started)
 
     def _occurrences(
-        self, lang: str | None, terms: list[Term]
-    ) -> tuple[dict[str, dict[int, list[str]]], int]:
-        """path → line → the words found there (once per occurrence), and how many files
-        were searched."""
-        listed = self.grep.files(lang)
+        self,
+        lang: str | None,
+        terms: list[Term],
+        listed: list[str],
+        out: list[list[WordHit] | Exception],
+    ) -> None:
+        """Every occurrence of the terms in ``lang``'s files (or the error) into ``out``."""
         spec = SearchSpec(
             patterns=tuple(t.word for t in terms),
             langs=(lang,) if lang else (),
@@ -147,10 +172,35 @@ class SimilarRoute:
             max_filesize=self.grep.max_filesize,
             paths=tuple(listed) if len(listed) <= MAX_LISTED_FILES else (),
         )
-        found: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
-        for hit in run_words(self.grep.rg, self.grep.repo, spec, self.timeout):
-            found[hit.path][hit.line_number].append(hit.word)
-        return found, max(len(listed), len(found), 1)
+        try:
+            out.append(run_words(self.grep.rg, self.grep.repo, spec, self.timeout))
+        except Exception as exc:  # handed to the caller's thread, raised or noted there
+            out.append(exc)
+
+    def _finish(
+        self,
+        request: RouteRequest,
+        terms: list[Term],
+        searched: tuple[list[WordHit] | Exception, int] | None,
+        started: float,
+    ) -> RouteHits:
+        hits = RouteHits(self.name, [])
+        if searched is not None:
+            found, listed = searched
+            if isinstance(found, SearchError):  # similar code is extra evidence: go on
+                hits.notes.append(f"similar: {found}")
+            elif isinstance(found, Exception):
+                raise found
+            else:
+                occurrences: dict[str, dict[int, list[str]]] = defaultdict(
+                    lambda: defaultdict(list)
+                )
+                for hit in found:
+                    occurrences[hit.path][hit.line_number].append(hit.word)
+                count = max(listed, len(occurrences), 1)
+                hits.candidates = self._regions(request, terms, occurrences, count)
+        hits.timings[self.name] = (time.perf_counter() - started) * 1000
+        return hits
 
     def _regions(
         self,
@@ -170,16 +220,40 @@ class SimilarRoute:
         }
         total = sum(value.values()) * (TF_SATURATION + 1) or 1.0
         folder = request.ctx.path.rsplit("/", 1)[0] if request.ctx.path else None
-        regions: list[_Region] = []
+        files: list[tuple[float, str, dict[int, list[str]], float]] = []
         for path, lines in occurrences.items():
             if path == request.exclude_path:
                 if not (request.admit_above_cursor and request.cursor_line):
                     continue
                 lines = {n: w for n, w in lines.items() if n < request.cursor_line}
             boost = SAME_PACKAGE if folder is not None and path.rsplit("/", 1)[0] == folder else 1
-            regions += _best_regions(path, lines, value, total, boost)
-        regions = [r for r in regions if r.score >= MIN_SHARE]
-        regions.sort(key=lambda r: (-r.score, r.path, r.start))
+            bound = _score(chain(*lines.values()), value) / total * boost  # no region scores more
+            if bound >= MIN_SHARE * _BOUND_SLACK:
+                files.append((bound, path, lines, boost))
+        files.sort(key=lambda f: -f[0])
+        # best bound first: once MAX_REGIONS regions kept score above every later file's
+        # bound, the later files cannot change the result and are not scored region by region
+        regions: list[_Region] = []
+        keys: list[float] = []  # the kept regions' negated scores, ascending
+        for j, (_, path, lines, boost) in enumerate(files):
+            for region in _best_regions(path, lines, value, total, boost):
+                if region.score >= MIN_SHARE:
+                    insort(keys, -region.score)
+                    regions.append(region)
+            last = j + 1 == len(files)
+            rest = 0.0 if last else files[j + 1][0] / _BOUND_SLACK
+            if not last and bisect_left(keys, -rest) < MAX_REGIONS:
+                continue
+            final = sorted(
+                (r for r in regions if r.score > rest), key=lambda r: (-r.score, r.path, r.start)
+            )
+            candidates = self._candidates(request, final)
+            if last or len(candidates) >= MAX_REGIONS:
+                return candidates
+        return []
+
+    def _candidates(self, request: RouteRequest, regions: list[_Region]) -> list[Candidate]:
+        """The first ``MAX_REGIONS`` of ``regions`` (best first) that may be shown."""
         candidates: list[Candidate] = []
         for region in regions:  # containment checked only for what is kept: realpath costs
             if len(candidates) >= MAX_REGIONS:
@@ -218,24 +292,31 @@ def _best_regions(
     each scored like BM25 (word value times saturated count) as a share of the best
     possible score ``total``."""
     numbers = sorted(lines)
-    scored: list[_Region] = []
-    k = TF_SATURATION
+    found: list[str] = []  # the file's words in line order; line i's start at offsets[i]
+    offsets: list[int] = []
+    for n in numbers:
+        offsets.append(len(found))
+        found += lines[n]
+    offsets.append(len(found))
+    scored: list[tuple[float, int, int, int]] = []  # -score, first line, its index, end index
     for i, first in enumerate(numbers):
-        counts: dict[str, int] = defaultdict(int)
-        inside = {}
-        for n in numbers[i:]:
-            if n >= first + REGION_LINES:
-                break
-            inside[n] = lines[n]
-            for word in lines[n]:
-                counts[word] += 1
-        score = sum(value.get(w, 0.0) * c * (k + 1) / (c + k) for w, c in counts.items())
-        scored.append(_Region(path, first, max(inside), inside, score / total * boost))
-    scored.sort(key=lambda r: (-r.score, r.start))
+        stop = bisect_left(numbers, first + REGION_LINES, i)
+        score = _score(found[offsets[i] : offsets[stop]], value)
+        scored.append((-(score / total * boost), first, i, stop))
+    scored.sort(key=lambda r: (r[0], r[1]))
     chosen: list[_Region] = []
-    for region in scored:
+    for negative, first, i, stop in scored:
         if len(chosen) >= REGIONS_PER_FILE:
             break
-        if all(region.end < c.start or region.start > c.end for c in chosen):
-            chosen.append(region)
+        last = numbers[stop - 1]
+        if all(last < c.start or first > c.end for c in chosen):
+            inside = {n: lines[n] for n in numbers[i:stop]}
+            chosen.append(_Region(path, first, last, inside, -negative))
     return chosen
+
+
+def _score(found: Iterable[str], value: dict[str, float]) -> float:
+    """BM25-like score of the words found: each word's value times its saturated count,
+    summed in the order the words first occur."""
+    k = TF_SATURATION
+    return sum(value.get(w, 0.0) * c * (k + 1) / (c + k) for w, c in Counter(found).items())

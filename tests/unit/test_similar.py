@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import math
+from itertools import chain
+
 from greprag.context import build_local_context
-from greprag.routes.similar import WRITING, _best_regions, similar_terms
+from greprag.files import FileCache
+from greprag.models import QueryPlan
+from greprag.routes.similar import (
+    SAME_PACKAGE,
+    TF_SATURATION,
+    WRITING,
+    _best_regions,
+    similar_terms,
+)
 
 
 def _weights(text: str, lang: str = "python") -> dict[str, float]:
@@ -65,3 +76,55 @@ def test_regions_rank_by_the_value_of_the_words_they_share_and_do_not_overlap():
         12: ["snapshot", "cache_dir"],
         14: ["take_snapshot"],
     }
+
+
+def test_files_past_the_best_bounds_are_not_needed_for_the_same_regions(tmp_path):
+    """Scoring files best bound first and stopping early keeps exactly the regions that
+    scoring every file, filtering and sorting them all would keep."""
+    import random
+
+    from greprag.config import load_settings
+    from greprag.routes import RouteRequest
+    from greprag.routes.grep import GrepRoute
+    from greprag.routes.similar import (
+        MAX_REGIONS,
+        MIN_SHARE,
+        SimilarRoute,
+        Term,
+        _best_regions,
+    )
+
+    rng = random.Random(7)
+    vocabulary = ["alpha", "beta", "gamma", "delta", "omega"]
+    occurrences: dict[str, dict[int, list[str]]] = {}
+    for n in range(120):  # far more regions than MAX_REGIONS
+        path = f"pkg{n % 3}/m{n}.py"
+        (tmp_path / path).parent.mkdir(exist_ok=True)
+        (tmp_path / path).write_text("\n".join(f"x = {i}" for i in range(200)) + "\n")
+        numbers = sorted(rng.sample(range(1, 200), rng.randint(1, 30)))
+        occurrences[path] = {i: rng.sample(vocabulary, rng.randint(1, 2)) for i in numbers}
+    terms = [Term(w, 1.0 - 0.1 * i) for i, w in enumerate(vocabulary)]
+    route = SimilarRoute(GrepRoute.from_settings(tmp_path, load_settings(tmp_path)))
+    ctx = build_local_context("alpha = beta\n", lang="python", path="pkg0/cursor.py")
+    request = RouteRequest(QueryPlan(queries=[]), ctx, FileCache(tmp_path))
+    got = route._regions(request, terms, occurrences, len(occurrences))
+    assert len(got) == MAX_REGIONS
+
+    # the reference: every file scored region by region
+    files_with = {
+        w: sum(w in set(chain(*f.values())) for f in occurrences.values()) for w in vocabulary
+    }
+    values = {t.word: t.weight * math.log(1 + 120 / files_with[t.word]) for t in terms}
+    total = sum(values.values()) * (TF_SATURATION + 1)
+    everything = [
+        r
+        for path, lines in occurrences.items()
+        for r in _best_regions(
+            path, lines, values, total, SAME_PACKAGE if path.startswith("pkg0/") else 1
+        )
+        if r.score >= MIN_SHARE
+    ]
+    everything.sort(key=lambda r: (-r.score, r.path, r.start))
+    assert [(c.path, c.start_line, c.end_line) for c in got] == [
+        (r.path, r.start, r.end) for r in everything[:MAX_REGIONS]
+    ]
