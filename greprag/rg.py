@@ -187,6 +187,20 @@ def spawn(
     )
 
 
+def wait_for(
+    proc: subprocess.Popen[bytes], timeout: float, what: str = "rg"
+) -> tuple[bytes, bytes]:
+    """``proc``'s stdout and stderr (b"" when not piped); past ``timeout`` seconds rg is
+    killed and reaped, and ``SearchError`` says which run (``what``) took too long."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise SearchError(f"{what} took longer than {timeout:.0f} s") from None
+    return out or b"", err or b""
+
+
 def collect(stdout: bytes, stderr: bytes, returncode: int) -> RgOutput:
     """The one place rg's answer is read: matches and binary files from ``--json``, and
     every per-file error (unreadable, vanished, odd name) as a skip with a reason.
@@ -367,12 +381,7 @@ def search_words(
     if not spec.patterns:
         return [], [], []
     proc = spawn(build_words_argv(rg, spec, only_matching), repo, stderr=subprocess.PIPE)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise SearchError(f"rg took longer than {timeout:.0f} s") from None
+    out, err = wait_for(proc, timeout)
     skipped = _file_errors(err)
     if proc.returncode not in (0, 1) and not (proc.returncode == 2 and skipped):
         raise SearchError(f"rg failed ({proc.returncode}): {_first_error(err)}")
@@ -431,12 +440,7 @@ def run_words(rg: Path, repo: Path, spec: SearchSpec, timeout: float = 20.0) -> 
     if not spec.patterns:
         return []
     proc = spawn(words_argv(rg, spec), repo, stderr=subprocess.PIPE)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise SearchError(f"rg took longer than {timeout:.0f} s") from None
+    out, err = wait_for(proc, timeout)
     if proc.returncode not in (0, 1) and not out:
         raise SearchError(f"rg failed ({proc.returncode}): {_first_error(err)}")
     return list(parse_word_hits(out))
@@ -491,11 +495,5 @@ def parse_file_list(output: bytes) -> list[str]:
 
 def list_files(rg: Path, repo: Path, langs: Sequence[str] = (), timeout: float = 20.0) -> list[str]:
     """Files rg would search (``.gitignore`` respected), relative to the repo root."""
-    proc = spawn(files_argv(rg, langs), repo)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise SearchError(f"rg --files took longer than {timeout:.0f} s") from None
+    out, _ = wait_for(spawn(files_argv(rg, langs), repo), timeout, "rg --files")
     return parse_file_list(out)

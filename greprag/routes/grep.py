@@ -36,6 +36,7 @@ from greprag.rg import (
     parse_size,
     pattern_error,
     spawn,
+    wait_for,
 )
 from greprag.rg import rg_pattern as rg_regex
 from greprag.router.names import external_names
@@ -428,12 +429,7 @@ class GrepRoute:
         ``--json`` (per-file errors become skips). When rg refused to run at all, each
         pattern is put to rg's own parser; the ones it rejects go into ``rejected`` and
         the rest run again."""
-        try:
-            out, err = proc.communicate(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            raise SearchError(f"rg took longer than {self.timeout:.0f} s") from None
+        out, err = wait_for(proc, self.timeout)
         if not json_output:
             if proc.returncode in (0, 1):
                 return collect_plain(out)
