@@ -17,10 +17,12 @@ that, it waits until everything else had its turn.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from greprag import syntax
+from greprag.files import LinesMemo, file_text
 from greprag.fusion.dedup import MergedRange
 from greprag.languages import language_for_path
 from greprag.models import SIMILAR_ROUTE, Block, Drop
@@ -83,7 +85,7 @@ def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[For
     keep = set(signature)
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
-    headers = {n for n in range(first + 1, end + 1) if _is_def_header(lines[n - 1])}
+    headers = set(_def_headers(lines, first + 1, end))
     if headers - keep:
         yield Form(_elide(lines, keep | headers, start, end))
     yield Form(_elide(lines, keep, start, end))
@@ -98,18 +100,26 @@ def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[
         yield form.text
 
 
+_CLASS_OUTLINES = LinesMemo(512)  # per file content and range, across retrievals
+
+
 def _class_outline(path: str, lines: list[str], start: int, first: int, end: int) -> str:
     """The outline of the class the range is (its decorators or doc comment above the
-    header may be in the range, a blank line or two at its end); "" when it is not one."""
+    header may be in the range, a blank line or two at its end); "" when it is not one.
+    Cached per file content (the ``lines`` object) and range."""
     lang = language_for_path(path)
     lang_name = lang.name if lang else None
-    text = "\n".join(lines)
-    spans = syntax.file_spans(path, text, lang_name)
-    for span in spans:
-        ends = end - 2 <= span.end_line <= end
-        if span.kind == "class" and start <= span.start_line <= first and ends:
-            return syntax.outline(text, lang_name, span.start_line, span.end_line, spans)
-    return ""
+
+    def compute() -> str:
+        text = file_text(lines)
+        spans = syntax.file_spans(path, text, lang_name)
+        for span in spans:
+            ends = end - 2 <= span.end_line <= end
+            if span.kind == "class" and start <= span.start_line <= first and ends:
+                return syntax.outline(text, lang_name, span.start_line, span.end_line, spans)
+        return ""
+
+    return _CLASS_OUTLINES.get(lines, ("class", path, start, first, end), compute)
 
 
 def _signatures_only(outline: str) -> str:
@@ -141,6 +151,30 @@ def _is_def_header(line: str) -> bool:
     return (
         "(" in line or "def" in line or "class" in line or "fn" in line or "func" in line
     ) and _DEF_HEADER.match(line) is not None
+
+
+_HEADER_CHUNK = 256  # lines whose definition headers are found and kept together
+_HEADERS = LinesMemo(4096)  # per file content and chunk, across retrievals
+
+
+def _def_headers(lines: list[str], first: int, last: int) -> list[int]:
+    """The lines in [first, last] (1-based) that ``_is_def_header``, in order. Found per
+    chunk of ``_HEADER_CHUNK`` lines and kept per file content, so a range seen again, or
+    one overlapping it, costs a lookup."""
+    found: list[int] = []
+    for chunk in range((first - 1) // _HEADER_CHUNK, (last - 1) // _HEADER_CHUNK + 1):
+        low = chunk * _HEADER_CHUNK
+        part = _HEADERS.get(
+            lines,
+            ("headers", chunk),
+            lambda low=low: [
+                n
+                for n, line in enumerate(lines[low : low + _HEADER_CHUNK], low + 1)
+                if _is_def_header(line)
+            ],
+        )
+        found += part[bisect_left(part, first) : bisect_right(part, last)]
+    return found
 
 
 def _first_fitting(

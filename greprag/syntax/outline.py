@@ -36,7 +36,9 @@ def outline(
     start, end = expand_range(text, lang, start, end, spans)
     analysis = analyze(text, lang)
     defs = tuple(sorted(spans, key=lambda s: s.start_line)) if spans is not None else analysis.defs
-    lines = [line.rstrip("\r") for line in text.split("\n")]
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.rstrip("\r") for line in lines]
     writer = _Outliner(lines, defs, analysis.stmts, analysis.indent_style)
     units = _top_units((*defs, *analysis.stmts), start, end)
     container = smallest_containing(defs, start, end)
