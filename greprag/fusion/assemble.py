@@ -88,7 +88,8 @@ def assemble(
     expansion: BlockExpansion | None = None
     if s.dedup:
         merged = merge_ranges(_pool(ranked, s.dedup_pool), gap=s.merge_gap)
-        merged = [replace(item, usage_only=_usage_only(item, plan)) for item in merged]
+        for item in merged:  # merge_ranges made these: set in place, no copies
+            item.usage_only = _usage_only(item, plan)
         merged = _above_cursor_only(merged, current_path, cursor_line, admit_above)
         expansion = BlockExpansion(merged, expand, gap=s.merge_gap)
         ranges: Iterable[MergedRange] = expansion

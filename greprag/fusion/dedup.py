@@ -92,7 +92,12 @@ class BlockExpansion:
     """
 
     def __init__(self, ranges: list[MergedRange], expand: Expander, gap: int = 0) -> None:
-        self._pending = list(ranges)
+        self._ranked = list(ranges)
+        self._next = 0  # ranges before it were taken or absorbed
+        self._pending: dict[str, list[MergedRange]] = defaultdict(list)  # per file, ranked
+        for item in self._ranked:
+            self._pending[item.path].append(item)
+        self._absorbed: set[int] = set()  # ids of ranges folded into an emitted block
         self._expand = expand
         self._gap = gap
         self._emitted: dict[str, list[MergedRange]] = defaultdict(list)
@@ -101,8 +106,12 @@ class BlockExpansion:
         return a.start_line <= end + 1 + self._gap and start <= a.end_line + 1 + self._gap
 
     def __iter__(self):
-        while self._pending:
-            item = self._pending.pop(0)
+        while self._next < len(self._ranked):
+            item = self._ranked[self._next]
+            self._next += 1
+            if id(item) in self._absorbed:
+                continue
+            self._pending[item.path].pop(0)  # it is the best one left of its file
             emitted = self._emitted[item.path]
             if any(
                 e.start_line <= item.start_line and item.end_line <= e.end_line for e in emitted
@@ -136,17 +145,18 @@ class BlockExpansion:
         True when that made it longer."""
         before = (item.start_line, item.end_line)
         keep = []
-        for other in self._pending:
-            if other.path == item.path and self._touches(other, item.start_line, item.end_line):
+        for other in self._pending[item.path]:
+            if self._touches(other, item.start_line, item.end_line):
                 item.start_line = min(item.start_line, other.start_line)
                 item.end_line = max(item.end_line, other.end_line)
                 item.match_lines |= other.match_lines
                 item.queries |= other.queries
                 item.members += other.members
                 item.usage_only = item.usage_only and other.usage_only
+                self._absorbed.add(id(other))
             else:
                 keep.append(other)
-        self._pending = keep
+        self._pending[item.path] = keep
         return (item.start_line, item.end_line) != before
 
     def emitted(self) -> list[MergedRange]:
@@ -157,7 +167,7 @@ class BlockExpansion:
 
     def remaining(self) -> list[MergedRange]:
         """Ranges never reached (packing stopped first)."""
-        return list(self._pending)
+        return [r for r in self._ranked[self._next :] if id(r) not in self._absorbed]
 
 
 def no_dedup(candidates: list[Candidate]) -> list[MergedRange]:
