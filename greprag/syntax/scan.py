@@ -47,8 +47,10 @@ class _PyScan:
     in_string: list[bool]  # line starts inside a triple-quoted string
     code: list[bool]  # not blank, comment or string body
     indents: list[int]
+    code_indents: list[int]  # the indent of a code line, NOT_CODE for any other line
     unit_ends: dict[int, int] = field(default_factory=dict)  # head -> last line (0-based)
     _tops: list[int] | None = None
+    _margins: list[int] | None = None
 
     @property
     def tops(self) -> list[int]:
@@ -66,21 +68,36 @@ class _PyScan:
             ]
         return self._tops
 
+    @property
+    def margins(self) -> list[int]:
+        """0-based lines that start with neither a space nor a tab, blank ones excepted."""
+        if self._margins is None:
+            self._margins = [n for n, line in enumerate(self.lines) if line[:1] not in _INDENTED]
+        return self._margins
+
+
+_NOT_CODE = 1 << 62  # above any indent: the code indent of a blank, comment or string line
+_INDENTED = ("", " ", "\t")
+
 
 def _python_scan(lines: list[str]) -> _PyScan:
     """Mark the lines inside triple-quoted strings (an odd count of quotes flips the state)."""
     states = []
     code = []
     indents = []
+    code_indents = []
     inside = False
     for line in lines:
         states.append(inside)
         stripped = line.lstrip()
-        indents.append(len(line) - len(stripped))
-        code.append(bool(stripped) and not inside and not stripped.startswith("#"))
+        indent = len(line) - len(stripped)
+        is_code = bool(stripped) and not inside and not stripped.startswith("#")
+        indents.append(indent)
+        code.append(is_code)
+        code_indents.append(indent if is_code else _NOT_CODE)
         if ('"""' in line or "'''" in line) and len(_TRIPLE.findall(line)) % 2:
             inside = not inside
-    return _PyScan(lines, states, code, indents)
+    return _PyScan(lines, states, code, indents, code_indents)
 
 
 def _py_code(scan: _PyScan, n: int) -> bool:
@@ -96,11 +113,12 @@ def _py_unit_end(scan: _PyScan, head: int) -> int:
         return known
     base = scan.indents[head]
     last = head
-    code, indents, lines = scan.code, scan.indents, scan.lines
+    code_indents, lines = scan.code_indents, scan.lines
     for n in range(head + 1, len(lines)):
-        if not code[n]:
+        indent = code_indents[n]
+        if indent == _NOT_CODE:
             continue
-        if indents[n] <= base and not lines[n].lstrip().startswith(_CLOSERS):
+        if indent <= base and not lines[n].lstrip().startswith(_CLOSERS):
             break
         last = n
     scan.unit_ends[head] = last
@@ -135,14 +153,14 @@ def python_expand(scan: _PyScan, lo: int) -> tuple[int, int] | None:
     else:
         head = -1
         level = scan.indents[first]
-        code, indents = scan.code, scan.indents
+        code_indents = scan.code_indents
         for n in range(first - 1, -1, -1):
-            if not code[n] or indents[n] >= level:
+            if code_indents[n] >= level:  # deeper, or not code
                 continue
             if _PY_HEADER.match(lines[n]):
                 head = n
                 break
-            level = indents[n]
+            level = code_indents[n]
             if level == 0:
                 break
         if head < 0 or _PY_CLASS.match(lines[head]):
@@ -152,21 +170,20 @@ def python_expand(scan: _PyScan, lo: int) -> tuple[int, int] | None:
 
 def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int] | None:
     """The statement holding line ``first`` at module or class-body level."""
-    lines = scan.lines
+    lines, code_indents = scan.lines, scan.code_indents
     level = _member_indent(scan, class_head)
     floor = class_head + 1 if class_head >= 0 else 0
     start = first
     while start > floor and not (
-        _py_code(scan, start)
-        and scan.indents[start] <= level
-        and not lines[start].lstrip().startswith(_CLOSERS)
+        code_indents[start] <= level and not lines[start].lstrip().startswith(_CLOSERS)
     ):
         start -= 1
     end = start
     for n in range(start + 1, len(lines)):
-        if not _py_code(scan, n):
+        indent = code_indents[n]
+        if indent == _NOT_CODE:
             continue
-        if scan.indents[n] <= level and not lines[n].lstrip().startswith(_CLOSERS):
+        if indent <= level and not lines[n].lstrip().startswith(_CLOSERS):
             break
         end = n
     if end < first:
@@ -326,24 +343,25 @@ def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:
     """[start, end] (1-based) grown to whole units of one level: up to the header of the
     block the first line sits in when the range runs out of that block, and down to the
     end of a block the range opens but does not close."""
-    lines = scan.lines
-    code = [n for n in range(start - 1, end) if _py_code(scan, n)]
-    if not code:
+    lines, code_indents = scan.lines, scan.code_indents
+    level = min(code_indents[start - 1 : end], default=_NOT_CODE)
+    if level == _NOT_CODE:  # no code line in the range
         return start, end
-    level = min(scan.indents[n] for n in code)
     first = start - 1
-    if scan.indents[code[0]] > level:
-        for n in range(code[0] - 1, -1, -1):
-            if _py_code(scan, n) and scan.indents[n] <= level:
+    head = scan.code.index(True, start - 1, end)
+    if code_indents[head] > level:
+        for n in range(head - 1, -1, -1):
+            if code_indents[n] <= level:
                 first = _py_with_decorators(scan, n)
                 break
         else:
             first = 0
     last = end - 1
     for n in range(end, len(lines)):
-        if not _py_code(scan, n):
+        indent = code_indents[n]
+        if indent == _NOT_CODE:
             continue
-        if scan.indents[n] <= level and not lines[n].lstrip().startswith(_CLOSERS):
+        if indent <= level and not lines[n].lstrip().startswith(_CLOSERS):
             break
         last = n
     return first + 1, last + 1
@@ -369,14 +387,16 @@ def brace_balance(scan: _BraceScan, start: int, end: int) -> tuple[int, int] | N
     return first + 1, last + 1
 
 
-def _above_decorators(lines: list[str], start: int, end: int) -> int:
+def _above_decorators(scan: _PyScan, start: int, end: int) -> int:
     """``end`` moved above the decorators (one-line or spread over lines) that the unit
-    after it starts with."""
-    for n in range(end, start, -1):
-        line = lines[n]
+    after it starts with. Only lines at the margin can be one or end it."""
+    margins = scan.margins
+    for index in range(bisect_right(margins, end) - 1, bisect_right(margins, start) - 1, -1):
+        n = margins[index]
+        line = scan.lines[n]
         if line.startswith("@"):
             end = n - 1
-        elif line.strip() and not line.startswith(("#", " ", "\t", *_CLOSERS)):
+        elif line.strip() and not line.startswith(("#", *_CLOSERS)):
             break
     return end
 
@@ -402,7 +422,7 @@ class LocalExpander:
         last = bisect_right(tops, hi - 1) + 1  # the unit after the one holding hi, then its end
         start = tops[first] if first >= 0 else 0
         end = tops[last] - 1 if last < len(tops) else len(lines) - 1
-        end = _above_decorators(lines, start, end)
+        end = _above_decorators(scan, start, end)
         if end - start + 1 > len(lines) * REGION_SHARE:
             return None
         return start + 1, end + 1
