@@ -146,35 +146,32 @@ _DEF_HEADER = re.compile(
 )
 
 
-def _is_def_header(line: str) -> bool:
-    """``_DEF_HEADER`` matches ``line`` (checked for the words it needs first: cheaper)."""
-    return (
-        "(" in line or "def" in line or "class" in line or "fn" in line or "func" in line
-    ) and _DEF_HEADER.match(line) is not None
-
-
 _HEADER_CHUNK = 256  # lines whose definition headers are found and kept together
 _HEADERS = LinesMemo(4096)  # per file content and chunk, across retrievals
 
 
 def _def_headers(lines: list[str], first: int, last: int) -> list[int]:
-    """The lines in [first, last] (1-based) that ``_is_def_header``, in order. Found per
-    chunk of ``_HEADER_CHUNK`` lines and kept per file content, so a range seen again, or
-    one overlapping it, costs a lookup."""
+    """The lines in [first, last] (1-based) that ``_DEF_HEADER`` matches, in order. Found
+    per chunk of ``_HEADER_CHUNK`` lines and kept per file content, so a range seen again,
+    or one overlapping it, costs a lookup."""
     found: list[int] = []
     for chunk in range((first - 1) // _HEADER_CHUNK, (last - 1) // _HEADER_CHUNK + 1):
         low = chunk * _HEADER_CHUNK
-        part = _HEADERS.get(
-            lines,
-            ("headers", chunk),
-            lambda low=low: [
-                n
-                for n, line in enumerate(lines[low : low + _HEADER_CHUNK], low + 1)
-                if _is_def_header(line)
-            ],
-        )
+        part = _HEADERS.get(lines, ("headers", chunk), lambda low=low: _chunk_headers(lines, low))
         found += part[bisect_left(part, first) : bisect_right(part, last)]
     return found
+
+
+def _chunk_headers(lines: list[str], low: int) -> list[int]:
+    """The 1-based header lines of the chunk after line ``low``; a line is checked for a
+    word the pattern needs (one of them) before it is matched: cheaper."""
+    match = _DEF_HEADER.match
+    return [
+        n
+        for n, line in enumerate(lines[low : low + _HEADER_CHUNK], low + 1)
+        if ("(" in line or "def" in line or "class" in line or "fn" in line or "func" in line)
+        and match(line)
+    ]
 
 
 def _first_fitting(
