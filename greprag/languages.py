@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 # Unicode letters count (``größe``); patterns naming them run with Unicode word classes
@@ -259,8 +260,13 @@ DOC_EXTENSIONS: tuple[str, ...] = (".md", ".markdown", ".rst", ".txt", ".html", 
 
 def language_for_path(path: str | PurePosixPath) -> Language | None:
     """The language of a file, from its extension; None when unknown."""
-    suffix = PurePosixPath(str(path)).suffix.lower()
-    return _BY_EXTENSION.get(suffix)
+    return _BY_EXTENSION.get(_suffix(str(path)))
+
+
+@lru_cache(maxsize=8192)
+def _suffix(path: str) -> str:
+    """``path``'s extension, lower-cased (remembered: packing asks per block, every time)."""
+    return PurePosixPath(path).suffix.lower()
 
 
 def get_language(name: str | None) -> Language | None:

@@ -123,9 +123,15 @@ def expand_in_region(
     return low + first - 1, high + first - 1
 
 
+@lru_cache(maxsize=256)
+def _line_count(text: str) -> int:
+    """Lines in ``text``; remembered, as a file's text is widened and outlined many times."""
+    return text.count("\n") + 1
+
+
 def _clamp(text: str, start: int, end: int) -> tuple[int, int]:
     """(start, end) in order and inside the text's lines."""
-    total = text.count("\n") + 1
+    total = _line_count(text)
     start, end = sorted((start, end))
     return min(max(start, 1), total), min(max(end, 1), total)
 
