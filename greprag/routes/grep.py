@@ -119,7 +119,17 @@ def _group(query: Query) -> str | None:
 
 def _possible(compiled: list[_Compiled], text: str) -> list[_Compiled]:
     """The queries that could match in ``text``: one of their needles is in it."""
-    return [c for c in compiled if c.needles is None or any(n in text for n in c.needles)]
+    found = []
+    for c in compiled:  # called per matched line: a loop, not a generator per query
+        needles = c.needles
+        if needles is None:
+            found.append(c)
+            continue
+        for needle in needles:
+            if needle in text:
+                found.append(c)
+                break
+    return found
 
 
 def _attribute(compiled: list[_Compiled], path: str, text: str, one_group: bool) -> list[_Compiled]:
