@@ -22,9 +22,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from greprag import syntax
-from greprag.files import LinesMemo, file_text
+from greprag.files import LinesMemo
 from greprag.fusion.dedup import MergedRange
-from greprag.languages import language_for_path
 from greprag.models import SIMILAR_ROUTE, Block, Drop
 from greprag.render import block_text, render_context
 from greprag.tokens import count_tokens, count_tokens_upto
@@ -75,7 +74,7 @@ def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[For
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
     if _CLASS_HEADER.search(lines[first - 1]):
-        outline = _class_outline(path, lines, start, first, end)
+        outline = syntax.class_outline(path, lines, start, first, end)
         if outline:
             yield Form(outline, of_class=True)
             signatures = _signatures_only(outline)
@@ -98,28 +97,6 @@ def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[
     """The texts of ``marked_forms``."""
     for form in marked_forms(path, lines, item):
         yield form.text
-
-
-_CLASS_OUTLINES = LinesMemo(512)  # per file content and range, across retrievals
-
-
-def _class_outline(path: str, lines: list[str], start: int, first: int, end: int) -> str:
-    """The outline of the class the range is (its decorators or doc comment above the
-    header may be in the range, a blank line or two at its end); "" when it is not one.
-    Cached per file content (the ``lines`` object) and range."""
-    lang = language_for_path(path)
-    lang_name = lang.name if lang else None
-
-    def compute() -> str:
-        text = file_text(lines)
-        spans = syntax.file_spans(path, text, lang_name)
-        for span in spans:
-            ends = end - 2 <= span.end_line <= end
-            if span.kind == "class" and start <= span.start_line <= first and ends:
-                return syntax.outline(text, lang_name, span.start_line, span.end_line, spans)
-        return ""
-
-    return _CLASS_OUTLINES.get(lines, ("class", path, start, first, end), compute)
 
 
 def _signatures_only(outline: str) -> str:

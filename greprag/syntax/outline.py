@@ -10,14 +10,10 @@ from __future__ import annotations
 import re
 
 from greprag.files import LinesMemo, file_text
-from greprag.syntax.analysis import (
-    analyze,
-    definition_spans,
-    expand_range,
-    file_spans,
-    spans_language,
-)
+from greprag.syntax.analysis import analyze, expand_range, file_spans, spans_language
+from greprag.syntax.grammars import grammar_key
 from greprag.syntax.spans import Span, smallest_containing
+from greprag.syntax.treesitter import tree_analysis
 
 __all__ = ["class_outline", "outline"]
 
@@ -57,30 +53,45 @@ def outline(
     return "\n".join(writer.out)
 
 
-def class_outline(path: str, lines: list[str], start: int, end: int) -> str | None:
-    """The outline of the class spanning exactly lines [start, end] of ``path`` (its
-    decorators, annotations and doc comment included), or None when no class does.
+def class_outline(path: str, lines: list[str], start: int, first: int, end: int) -> str:
+    """The outline of the class that lines [start, end] of ``path`` are: a class span
+    starting in [start, first] (decorators or a doc comment above the header line
+    ``first`` may be in the range) and ending in the range's last three lines; "" when
+    no class is.
 
-    A class that starts at the left margin is analyzed on its own lines: it parses the
-    same alone, and the rest of a long module then costs nothing. A nested class is
-    analyzed with its whole file. Cached per file content (the ``lines`` object).
+    A class whose header is at the left margin is analyzed on its own lines when they
+    parse cleanly by themselves: the rest of a long module then costs nothing. Any other
+    is analyzed with its whole file. Cached per file content (the ``lines`` object).
     """
     lang = spans_language(path, None)
 
-    def compute() -> str | None:
-        if lines[start - 1][:1].isspace():
-            text, first, last = file_text(lines), start, end
-            spans = file_spans(path, text, lang)
-        else:
-            text, first, last = "\n".join(lines[start - 1 : end]), 1, end - start + 1
-            spans = definition_spans(text, lang)
-        if not any(
-            s.start_line == first and s.end_line == last and s.kind == "class" for s in spans
-        ):
-            return None
-        return outline(text, lang, first, last, spans) or None
+    def compute() -> str:
+        key = grammar_key(lang)
+        if key is not None and not lines[first - 1][:1].isspace():
+            text = "\n".join(lines[start - 1 : end])
+            alone = tree_analysis(key, text.encode("utf-8", "replace"), strict=True)
+            if alone is not None:
+                offset = start - 1
+                return _class_in(text, lang, list(alone.defs), 1, first - offset, end - offset)
+        text = file_text(lines)
+        return _class_in(text, lang, file_spans(path, text, lang), start, first, end)
 
-    return _CLASS_OUTLINES.get(lines, ("class", lang, start, end), compute)
+    return _CLASS_OUTLINES.get(lines, ("class", lang, start, first, end), compute)
+
+
+def _class_in(
+    text: str, lang: str | None, spans: list[Span], start: int, first: int, end: int
+) -> str:
+    """``outline`` of the class span of ``spans`` starting in [start, first] and ending in
+    [end - 2, end]; "" when there is none."""
+    for span in spans:
+        if (
+            span.kind == "class"
+            and start <= span.start_line <= first
+            and end - 2 <= span.end_line <= end
+        ):
+            return outline(text, lang, span.start_line, span.end_line, spans)
+    return ""
 
 
 def _top_units(units: tuple[Span, ...], start: int, end: int) -> list[Span]:
