@@ -307,7 +307,7 @@ def _best_regions(
 ) -> list[_Region]:
     """The file's best non-overlapping runs of hit lines (at most ``REGION_LINES`` long),
     each scored (``scores``) as a share of the best possible score ``total``. ``lines``
-    holds the line of each occurrence (ascending, in rg's order), ``run`` its term."""
+    holds each occurrence's line (ascending), ``run`` its term number, in rg's order."""
     ends = {first: i for i, first in enumerate(lines, 1)}  # a region starts at each hit line
     starts = [0, *ends.values()][:-1]
     stops = [
