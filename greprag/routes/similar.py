@@ -18,16 +18,14 @@ import re
 import threading
 import time
 from bisect import bisect_left, insort
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain
 
 from greprag.context import LocalContext
 from greprag.errors import SearchError
 from greprag.languages import IDENTIFIER_RE, get_language, is_generic, words
 from greprag.models import SIMILAR_ROUTE, Candidate
-from greprag.rg import SearchSpec, WordHit, run_words
+from greprag.rg import FileWords, SearchSpec, run_words
 from greprag.router.names import PY_BUILTINS, blank_docstrings
 from greprag.routes import RouteHits, RouteRequest
 from greprag.routes.grep import MAX_LISTED_FILES, GrepRoute
@@ -106,8 +104,27 @@ class _Region:
     path: str
     start: int
     end: int
-    hits: dict[int, list[str]]
+    hit_lines: tuple[int, ...]
     score: float
+
+
+class _Scores(dict[bytes, float]):
+    """BM25-like scores of runs of the sought words, each run its words' term numbers in
+    line order (bytes): each word's value times its saturated count, summed in the order the
+    words first occur in the run (as a fresh ``Counter`` would: a float sum depends on its
+    order). A run is scored once per query: runs of one word or two recur everywhere."""
+
+    def __init__(self, values: Sequence[float]) -> None:
+        super().__init__()
+        self.values = values  # per term number
+
+    def __missing__(self, run: bytes) -> float:
+        k, score = TF_SATURATION, 0.0
+        for term in dict.fromkeys(run):
+            count = run.count(term)
+            score += self.values[term] * count * (k + 1) / (count + k)
+        self[run] = score
+        return score
 
 
 class SimilarRoute:
@@ -139,7 +156,7 @@ class SimilarRoute:
         listed = self.grep.fresh_files(ctx.lang)
         if listed is None:  # cold: the grep route walks the repo (skips seen) and lists it
             return lambda: self._search_now(request, terms, started)
-        found: list[list[WordHit] | Exception] = []
+        found: list[list[FileWords] | Exception] = []
         thread = threading.Thread(
             target=self._occurrences, args=(ctx.lang, terms, listed, found), daemon=True
         )
@@ -153,7 +170,7 @@ class SimilarRoute:
 
     def _search_now(self, request: RouteRequest, terms: list[Term], started: float) -> RouteHits:
         listed = self.grep.files(request.ctx.lang)
-        found: list[list[WordHit] | Exception] = []
+        found: list[list[FileWords] | Exception] = []
         self._occurrences(request.ctx.lang, terms, listed, found)
         return self._finish(request, terms, (found[0], len(listed)), started)
 
@@ -162,7 +179,7 @@ class SimilarRoute:
         lang: str | None,
         terms: list[Term],
         listed: list[str],
-        out: list[list[WordHit] | Exception],
+        out: list[list[FileWords] | Exception],
     ) -> None:
         """Every occurrence of the terms in ``lang``'s files (or the error) into ``out``."""
         spec = SearchSpec(
@@ -181,7 +198,7 @@ class SimilarRoute:
         self,
         request: RouteRequest,
         terms: list[Term],
-        searched: tuple[list[WordHit] | Exception, int] | None,
+        searched: tuple[list[FileWords] | Exception, int] | None,
         started: float,
     ) -> RouteHits:
         hits = RouteHits(self.name, [])
@@ -192,13 +209,8 @@ class SimilarRoute:
             elif isinstance(found, Exception):
                 raise found
             else:
-                occurrences: dict[str, dict[int, list[str]]] = defaultdict(
-                    lambda: defaultdict(list)
-                )
-                for hit in found:
-                    occurrences[hit.path][hit.line_number].append(hit.word)
-                count = max(listed, len(occurrences), 1)
-                hits.candidates = self._regions(request, terms, occurrences, count)
+                count = max(listed, len(found), 1)
+                hits.candidates = self._regions(request, terms, found, count)
         hits.timings[self.name] = (time.perf_counter() - started) * 1000
         return hits
 
@@ -206,37 +218,41 @@ class SimilarRoute:
         self,
         request: RouteRequest,
         terms: list[Term],
-        occurrences: dict[str, dict[int, list[str]]],
+        found: list[FileWords],
         searched: int,
     ) -> list[Candidate]:
-        document_frequency: dict[str, int] = defaultdict(int)
-        for lines in occurrences.values():
-            for word in set().union(*lines.values()):
-                document_frequency[word] += 1
+        document_frequency = [0] * len(terms)
+        for file in found:
+            for term in set(file.words):
+                document_frequency[term] += 1
         value = {
-            t.word: t.weight * math.log(1 + searched / document_frequency[t.word])
-            for t in terms
-            if document_frequency[t.word]
+            t.word: t.weight * math.log(1 + searched / df)
+            for t, df in zip(terms, document_frequency, strict=True)
+            if df
         }
         total = sum(value.values()) * (TF_SATURATION + 1) or 1.0
+        scores = _Scores([value.get(t.word, 0.0) for t in terms])
         folder = request.ctx.path.rsplit("/", 1)[0] if request.ctx.path else None
-        files: list[tuple[float, str, dict[int, list[str]], float]] = []
-        for path, lines in occurrences.items():
+        files: list[tuple[float, str, list[int], bytes, float]] = []
+        for file in found:
+            path, lines, words = file.path, file.lines, file.words
             if path == request.exclude_path:
                 if not (request.admit_above_cursor and request.cursor_line):
                     continue
-                lines = {n: w for n, w in lines.items() if n < request.cursor_line}
+                above = bisect_left(lines, request.cursor_line)
+                lines, words = lines[:above], words[:above]
             boost = SAME_PACKAGE if folder is not None and path.rsplit("/", 1)[0] == folder else 1
-            bound = _score(chain(*lines.values()), value) / total * boost  # no region scores more
+            run = bytes(words)  # term numbers: fewer than MAX_TERMS
+            bound = scores[run] / total * boost  # no region of the file scores more
             if bound >= MIN_SHARE * _BOUND_SLACK:
-                files.append((bound, path, lines, boost))
+                files.append((bound, path, lines, run, boost))
         files.sort(key=lambda f: -f[0])
         # best bound first: once MAX_REGIONS regions kept score above every later file's
         # bound, the later files cannot change the result and are not scored region by region
         regions: list[_Region] = []
         keys: list[float] = []  # the kept regions' negated scores, ascending
-        for j, (_, path, lines, boost) in enumerate(files):
-            for region in _best_regions(path, lines, value, total, boost):
+        for j, (_, path, lines, run, boost) in enumerate(files):
+            for region in _best_regions(path, lines, run, scores, total, boost):
                 if region.score >= MIN_SHARE:
                     insort(keys, -region.score)
                     regions.append(region)
@@ -274,7 +290,7 @@ class SimilarRoute:
                     end_line=end,
                     text="\n".join(lines),
                     route=self.name,
-                    match_lines=tuple(sorted(region.hits)),
+                    match_lines=region.hit_lines,
                     prior=self.weight * min(1.0, region.score),
                 )
             )
@@ -283,40 +299,31 @@ class SimilarRoute:
 
 def _best_regions(
     path: str,
-    lines: dict[int, list[str]],
-    value: dict[str, float],
+    lines: list[int],
+    run: bytes,
+    scores: _Scores,
     total: float,
     boost: float,
 ) -> list[_Region]:
     """The file's best non-overlapping runs of hit lines (at most ``REGION_LINES`` long),
-    each scored like BM25 (word value times saturated count) as a share of the best
-    possible score ``total``."""
-    numbers = sorted(lines)
-    found: list[str] = []  # the file's words in line order; line i's start at offsets[i]
-    offsets: list[int] = []
-    for n in numbers:
-        offsets.append(len(found))
-        found += lines[n]
-    offsets.append(len(found))
-    scored: list[tuple[float, int, int, int]] = []  # -score, first line, its index, end index
-    for i, first in enumerate(numbers):
-        stop = bisect_left(numbers, first + REGION_LINES, i)
-        score = _score(found[offsets[i] : offsets[stop]], value)
-        scored.append((-(score / total * boost), first, i, stop))
-    scored.sort(key=lambda r: (r[0], r[1]))
+    each scored (``scores``) as a share of the best possible score ``total``. ``lines``
+    holds each occurrence's line (ascending), ``run`` its term number, in rg's order."""
+    ends = {first: i for i, first in enumerate(lines, 1)}  # a region starts at each hit line
+    starts = [0, *ends.values()][:-1]
+    stops = [
+        bisect_left(lines, first + REGION_LINES, a) for first, a in zip(ends, starts, strict=True)
+    ]
+    scored = [  # -share, first line, first and end index: first lines differ, so sort plainly
+        (-(scores[run[a:b]] / total * boost), first, a, b)
+        for first, a, b in zip(ends, starts, stops, strict=True)
+    ]
+    scored.sort()
     chosen: list[_Region] = []
     for negative, first, i, stop in scored:
         if len(chosen) >= REGIONS_PER_FILE:
             break
-        last = numbers[stop - 1]
+        last = lines[stop - 1]
         if all(last < c.start or first > c.end for c in chosen):
-            inside = {n: lines[n] for n in numbers[i:stop]}
-            chosen.append(_Region(path, first, last, inside, -negative))
+            hit_lines = tuple(dict.fromkeys(lines[i:stop]))
+            chosen.append(_Region(path, first, last, hit_lines, -negative))
     return chosen
-
-
-def _score(found: Iterable[str], value: dict[str, float]) -> float:
-    """BM25-like score of the words found: each word's value times its saturated count,
-    summed in the order the words first occur."""
-    k = TF_SATURATION
-    return sum(value.get(w, 0.0) * c * (k + 1) / (c + k) for w, c in Counter(found).items())

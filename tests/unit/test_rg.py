@@ -48,23 +48,41 @@ def test_escape_regex_and_sizes():
 
 
 def test_word_search_prints_each_occurrence_and_parses_back(tmp_path):
-    from greprag.rg import parse_word_hits, words_argv
+    from greprag.rg import FileWords, parse_word_hits, words_argv
 
     (tmp_path / "a.py").write_text("def load_rows(rows):\n    return rows + load_rows(rows)\n")
     (tmp_path / "b.py").write_text("rowsx = 1  # not a whole word\n")
-    spec = SearchSpec(patterns=("rows", "load_rows"), max_count_per_file=5, paths=("a.py", "b.py"))
+    (tmp_path / "c.py").write_text("\n\nrows = 0\n")
+    spec = SearchSpec(patterns=("rows", "load_rows"), max_count_per_file=5)
     argv = words_argv(find_rg(), spec)
-    assert argv[argv.index("-e") + 1] == "rows" and argv[argv.index("--") + 1 :] == ["a.py", "b.py"]
+    assert argv[argv.index("-e") + 1] == "rows"
     out = subprocess.run(argv, cwd=tmp_path, capture_output=True, check=False).stdout
-    hits = sorted((h.path, h.line_number, h.word) for h in parse_word_hits(out))
-    assert hits == [
-        ("a.py", 1, "load_rows"),
-        ("a.py", 1, "rows"),
-        ("a.py", 2, "load_rows"),
-        ("a.py", 2, "rows"),
-        ("a.py", 2, "rows"),
+    found = sorted(parse_word_hits(out, spec.patterns), key=lambda f: f.path)
+    # words are pattern numbers, a line's words in the order they occur
+    assert found == [
+        FileWords("a.py", [1, 1, 2, 2, 2], [1, 0, 0, 1, 0]),
+        FileWords("c.py", [3], [0]),
     ]
-    assert list(parse_word_hits(b"garbage\nb.py\x00x:rows\n")) == []
+    assert parse_word_hits(b"garbage\n\nb.py\x00x:rows\n", spec.patterns) == []
+
+
+def test_word_records_that_do_not_split_cleanly_are_read_one_by_one(tmp_path):
+    """A word holding the separator, a binary file's notice, a file name with a newline:
+    each costs the fast split, none loses or invents an occurrence."""
+    from greprag.rg import FileWords, parse_word_hits, words_argv
+
+    (tmp_path / "a.py").write_text("x = rows\ny = a:b + rows\n")
+    (tmp_path / "bin.py").write_bytes(b"rows\x00rows\n")
+    if os.name != "nt":
+        (tmp_path / "odd\nname.py").write_text("rows\n")
+    spec = SearchSpec(patterns=("rows", "a:b"), max_count_per_file=5, paths=("a.py", "bin.py"))
+    argv = words_argv(find_rg(), spec)
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, check=False).stdout
+    assert b"binary file matches" in out  # named files are searched as text, with a notice
+    assert parse_word_hits(out, spec.patterns) == [FileWords("a.py", [1, 2, 2], [0, 1, 0])]
+    whole = words_argv(find_rg(), SearchSpec(patterns=("rows",), max_count_per_file=5))
+    out = subprocess.run(whole, cwd=tmp_path, capture_output=True, check=False).stdout
+    assert sorted(f.path for f in parse_word_hits(out, ("rows",))) == ["a.py"]
 
 
 def _search(rg: Path, root: Path, *, json_output: bool) -> subprocess.CompletedProcess[bytes]:

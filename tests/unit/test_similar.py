@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import math
+import random
+from collections import Counter
 from itertools import chain
 
 from greprag.context import build_local_context
 from greprag.files import FileCache
 from greprag.models import QueryPlan
+from greprag.rg import FileWords
 from greprag.routes.similar import (
+    MAX_TERMS,
     SAME_PACKAGE,
     TF_SATURATION,
     WRITING,
     _best_regions,
+    _Scores,
     similar_terms,
 )
 
@@ -58,6 +63,29 @@ def test_java_terms_skip_the_language_keywords():
     assert not {"void", "class", "com", "shop", "package"} & set(weights)
 
 
+def _fresh_score(words: list[str], value: dict[str, float]) -> float:
+    """A region's score as first written: a fresh ``Counter`` of its words, summed in the
+    order they first occur. The route's scores must equal it to the last bit."""
+    k = TF_SATURATION
+    return sum(value.get(w, 0.0) * c * (k + 1) / (c + k) for w, c in Counter(words).items())
+
+
+def _runs(lines: dict[int, list[str]], vocabulary: list[str]) -> tuple[list[int], bytes]:
+    numbers = [n for n in sorted(lines) for _ in lines[n]]
+    return numbers, bytes(vocabulary.index(w) for n in sorted(lines) for w in lines[n])
+
+
+def test_scores_are_a_fresh_counts_score_to_the_last_bit():
+    rng = random.Random(3)
+    vocabulary = [f"w{i}" for i in range(MAX_TERMS)]
+    value = {w: rng.uniform(0.01, 3.0) for w in vocabulary}
+    scores = _Scores([value[w] for w in vocabulary])
+    for _ in range(2000):
+        words = rng.choices(vocabulary[: rng.randint(1, MAX_TERMS)], k=rng.randint(1, 40))
+        run = bytes(vocabulary.index(w) for w in words)
+        assert scores[run] == _fresh_score(words, value)
+
+
 def test_regions_rank_by_the_value_of_the_words_they_share_and_do_not_overlap():
     lines = {
         10: ["snapshot"],
@@ -68,30 +96,34 @@ def test_regions_rank_by_the_value_of_the_words_they_share_and_do_not_overlap():
         81: ["snapshot"],
     }
     value = {"snapshot": 1.0, "cache_dir": 2.0, "take_snapshot": 3.0, "rows": 0.5}
-    regions = _best_regions("a.py", lines, value, total=sum(value.values()) * 2.2, boost=1.0)
+    vocabulary = list(value)
+    numbers, run = _runs(lines, vocabulary)
+    scores = _Scores(list(value.values()))
+    total = sum(value.values()) * 2.2
+    regions = _best_regions("a.py", numbers, run, scores, total, boost=1.0)
     assert [(r.start, r.end) for r in regions] == [(10, 14), (80, 81), (40, 40)]
     assert regions[0].score > regions[1].score > regions[2].score
-    assert regions[0].hits == {
-        10: ["snapshot"],
-        12: ["snapshot", "cache_dir"],
-        14: ["take_snapshot"],
-    }
+    assert regions[0].hit_lines == (10, 12, 14)
+    assert (
+        regions[0].score
+        == _fresh_score(["snapshot", "snapshot", "cache_dir", "take_snapshot"], value) / total
+    )
 
 
-def test_files_past_the_best_bounds_are_not_needed_for_the_same_regions(tmp_path):
-    """Scoring files best bound first and stopping early keeps exactly the regions that
-    scoring every file, filtering and sorting them all would keep."""
-    import random
-
+def test_the_route_keeps_the_regions_a_fresh_scoring_of_every_file_keeps(tmp_path):
+    """Scoring files best bound first, stopping early, and scoring each region from
+    shared runs keeps exactly the regions (and scores) that scoring every region of every
+    file afresh, filtering and sorting them all keeps."""
     from greprag.config import load_settings
     from greprag.routes import RouteRequest
     from greprag.routes.grep import GrepRoute
     from greprag.routes.similar import (
         MAX_REGIONS,
         MIN_SHARE,
+        REGION_LINES,
+        REGIONS_PER_FILE,
         SimilarRoute,
         Term,
-        _best_regions,
     )
 
     rng = random.Random(7)
@@ -101,30 +133,43 @@ def test_files_past_the_best_bounds_are_not_needed_for_the_same_regions(tmp_path
         path = f"pkg{n % 3}/m{n}.py"
         (tmp_path / path).parent.mkdir(exist_ok=True)
         (tmp_path / path).write_text("\n".join(f"x = {i}" for i in range(200)) + "\n")
-        numbers = sorted(rng.sample(range(1, 200), rng.randint(1, 30)))
-        occurrences[path] = {i: rng.sample(vocabulary, rng.randint(1, 2)) for i in numbers}
+        numbers = sorted(rng.sample(range(1, 80), rng.randint(1, 30)))  # regions touch
+        occurrences[path] = {i: rng.choices(vocabulary, k=rng.randint(1, 3)) for i in numbers}
+    found = [
+        FileWords(path, *(list(part) for part in _runs(lines, vocabulary)))
+        for path, lines in occurrences.items()
+    ]
     terms = [Term(w, 1.0 - 0.1 * i) for i, w in enumerate(vocabulary)]
     route = SimilarRoute(GrepRoute.from_settings(tmp_path, load_settings(tmp_path)))
     ctx = build_local_context("alpha = beta\n", lang="python", path="pkg0/cursor.py")
     request = RouteRequest(QueryPlan(queries=[]), ctx, FileCache(tmp_path))
-    got = route._regions(request, terms, occurrences, len(occurrences))
+    got = route._regions(request, terms, found, len(found))
     assert len(got) == MAX_REGIONS
 
-    # the reference: every file scored region by region
+    # the reference: every region of every file scored afresh
     files_with = {
         w: sum(w in set(chain(*f.values())) for f in occurrences.values()) for w in vocabulary
     }
     values = {t.word: t.weight * math.log(1 + 120 / files_with[t.word]) for t in terms}
     total = sum(values.values()) * (TF_SATURATION + 1)
-    everything = [
-        r
-        for path, lines in occurrences.items()
-        for r in _best_regions(
-            path, lines, values, total, SAME_PACKAGE if path.startswith("pkg0/") else 1
-        )
-        if r.score >= MIN_SHARE
-    ]
-    everything.sort(key=lambda r: (-r.score, r.path, r.start))
-    assert [(c.path, c.start_line, c.end_line) for c in got] == [
-        (r.path, r.start, r.end) for r in everything[:MAX_REGIONS]
+    everything = []
+    for path, lines in occurrences.items():
+        boost = SAME_PACKAGE if path.startswith("pkg0/") else 1
+        numbers = sorted(lines)
+        scored = []
+        for i, first in enumerate(numbers):
+            inside = [n for n in numbers[i:] if n < first + REGION_LINES]
+            words = list(chain(*(lines[n] for n in inside)))
+            scored.append((-(_fresh_score(words, values) / total * boost), first, inside))
+        chosen: list[tuple[float, int, list[int]]] = []
+        for negative, first, inside in sorted(scored, key=lambda r: (r[0], r[1])):
+            if len(chosen) < REGIONS_PER_FILE and all(
+                inside[-1] < c[2][0] or first > c[2][-1] for c in chosen
+            ):
+                chosen.append((negative, first, inside))
+        everything += [(-neg, path, inside) for neg, _, inside in chosen if -neg >= MIN_SHARE]
+    everything.sort(key=lambda r: (-r[0], r[1], r[2][0]))
+    assert [(c.path, c.start_line, c.end_line, c.match_lines, c.prior) for c in got] == [
+        (path, inside[0], inside[-1], tuple(inside), route.weight * min(1.0, score))
+        for score, path, inside in everything[:MAX_REGIONS]
     ]
