@@ -24,6 +24,7 @@ __all__ = [
     "expand_in_region",
     "expand_range",
     "file_spans",
+    "region_analysis",
     "spans_language",
 ]
 
@@ -100,12 +101,12 @@ def file_spans(path: str, text: str, lang: str | None) -> list[Span]:
 _REGIONS = LinesMemo(512)  # spans of parts of files, per file content
 
 
-def expand_in_region(
-    lines: list[str], lang: str | None, first: int, last: int, start: int, end: int
-) -> tuple[int, int] | None:
-    """:func:`expand_range` of [start, end] computed on lines [first, last] alone (whole
-    top-level units around the range): a fraction of a long file's parse. None when those
-    lines do not parse cleanly by themselves (the caller then parses the whole file)."""
+def region_analysis(
+    lines: list[str], lang: str | None, first: int, last: int
+) -> tuple[str, Analysis] | None:
+    """Lines [first, last] alone, joined, and their tree-sitter analysis; None when the
+    language has no grammar or they do not parse cleanly by themselves. Cached per file
+    content and range: widening and class outlines often ask for the same unit."""
     key = grammar_key(lang)
     if key is None:
         return None
@@ -115,7 +116,16 @@ def expand_in_region(
         analysis = tree_analysis(key, text.encode("utf-8", "replace"), strict=True)
         return None if analysis is None else (text, analysis)
 
-    parsed = _REGIONS.get(lines, (key, first, last), compute)
+    return _REGIONS.get(lines, (key, first, last), compute)
+
+
+def expand_in_region(
+    lines: list[str], lang: str | None, first: int, last: int, start: int, end: int
+) -> tuple[int, int] | None:
+    """:func:`expand_range` of [start, end] computed on lines [first, last] alone (whole
+    top-level units around the range): a fraction of a long file's parse. None when those
+    lines do not parse cleanly by themselves (the caller then parses the whole file)."""
+    parsed = region_analysis(lines, lang, first, last)
     if parsed is None:
         return None
     text, analysis = parsed
@@ -137,14 +147,20 @@ def _clamp(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def expand_range(
-    text: str, lang: str | None, start: int, end: int, spans: list[Span] | None = None
+    text: str,
+    lang: str | None,
+    start: int,
+    end: int,
+    spans: list[Span] | None = None,
+    analysis: Analysis | None = None,
 ) -> tuple[int, int]:
     """Smallest whole syntactic unit covering [start, end] (1-based, inclusive).
 
     Inside a definition: that definition (a hit on its header or inside a function takes it
     whole). In a class body or at top level: the union of the member definitions and
-    statements the range touches, never a neighbour it does not touch."""
-    return _expand(text, analyze(text, lang), start, end, spans)
+    statements the range touches, never a neighbour it does not touch. ``analysis``: the
+    text's, when the caller has it."""
+    return _expand(text, analysis or analyze(text, lang), start, end, spans)
 
 
 def _expand(

@@ -10,10 +10,14 @@ from __future__ import annotations
 import re
 
 from greprag.files import LinesMemo, file_text
-from greprag.syntax.analysis import analyze, expand_range, file_spans, spans_language
-from greprag.syntax.grammars import grammar_key
-from greprag.syntax.spans import Span, smallest_containing
-from greprag.syntax.treesitter import tree_analysis
+from greprag.syntax.analysis import (
+    analyze,
+    expand_range,
+    file_spans,
+    region_analysis,
+    spans_language,
+)
+from greprag.syntax.spans import Analysis, Span, smallest_containing
 
 __all__ = ["class_outline", "outline"]
 
@@ -25,12 +29,18 @@ _DOCSTRING_RE = re.compile(r"([rRuUbBfF]{0,2})(\"\"\"|'''|\"|')")
 
 
 def outline(
-    text: str, lang: str | None, start: int, end: int, spans: list[Span] | None = None
+    text: str,
+    lang: str | None,
+    start: int,
+    end: int,
+    spans: list[Span] | None = None,
+    analysis: Analysis | None = None,
 ) -> str:
     """Outline of the unit at [start, end]: header lines, first docstring line, and for
-    class-like units every member's signature with bodies elided (``...`` / ``{ ... }``)."""
-    start, end = expand_range(text, lang, start, end, spans)
-    analysis = analyze(text, lang)
+    class-like units every member's signature with bodies elided (``...`` / ``{ ... }``).
+    ``analysis``: the text's, when the caller has it (else the text is analyzed)."""
+    analysis = analysis or analyze(text, lang)
+    start, end = expand_range(text, lang, start, end, spans, analysis)
     defs = tuple(sorted(spans, key=lambda s: s.start_line)) if spans is not None else analysis.defs
     lines = text.split("\n")
     if "\r" in text:
@@ -66,13 +76,12 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
     lang = spans_language(path, None)
 
     def compute() -> str:
-        key = grammar_key(lang)
-        if key is not None and not lines[first - 1][:1].isspace():
-            text = "\n".join(lines[start - 1 : end])
-            alone = tree_analysis(key, text.encode("utf-8", "replace"), strict=True)
-            if alone is not None:
-                offset = start - 1
-                return _class_in(text, lang, list(alone.defs), 1, first - offset, end - offset)
+        alone = None if lines[first - 1][:1].isspace() else region_analysis(lines, lang, start, end)
+        if alone is not None:
+            text, analysis = alone
+            offset = start - 1
+            spans = list(analysis.defs)
+            return _class_in(text, lang, spans, 1, first - offset, end - offset, analysis)
         text = file_text(lines)
         return _class_in(text, lang, file_spans(path, text, lang), start, first, end)
 
@@ -80,7 +89,13 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
 
 
 def _class_in(
-    text: str, lang: str | None, spans: list[Span], start: int, first: int, end: int
+    text: str,
+    lang: str | None,
+    spans: list[Span],
+    start: int,
+    first: int,
+    end: int,
+    analysis: Analysis | None = None,
 ) -> str:
     """``outline`` of the class span of ``spans`` starting in [start, first] and ending in
     [end - 2, end]; "" when there is none."""
@@ -90,7 +105,7 @@ def _class_in(
             and start <= span.start_line <= first
             and end - 2 <= span.end_line <= end
         ):
-            return outline(text, lang, span.start_line, span.end_line, spans)
+            return outline(text, lang, span.start_line, span.end_line, spans, analysis)
     return ""
 
 
