@@ -1,6 +1,7 @@
 """Peak memory of building the dense index of a large repo, and warm queries on it (prints).
 
     python -m bench.dense_memory [--corpus DIR] [--real-every 20] [--queries 40] [--cache DIR]
+    python -m bench.dense_memory --real-every 1 --stop-after 4000 [--trace-every 500]
 
 Embedding all of sympy (~754k lines, ~36k chunks) with MiniLM takes minutes to an hour
 on a shared 2-core box, so the build embeds every ``--real-every``-th batch with the real
@@ -11,6 +12,12 @@ the whole process; ``--real-every 1`` embeds everything for real. The index is t
 searched through the real ``DenseRoute`` (query embedding, freshness check, faiss):
 its timings, not its ranking, are what this measures. ``--cache`` keeps the index there,
 so a second run times the queries again without rebuilding.
+
+``--stop-after N`` stops the build once the model has embedded N texts (with
+``--real-every 1``: every batch real, as in a real build, for a part of the time) and
+skips the queries. The build prints VmRSS and VmHWM every ``--trace-every`` embedded
+texts and the model's throughput, so whether the peak flattens or keeps climbing across
+batches shows without embedding all of sympy (~1 hour here).
 """
 
 from __future__ import annotations
@@ -38,9 +45,17 @@ QUERIES = [
 ]
 
 
-def _rss_mib() -> int:
+def _status_mib(field: str) -> int:
     with open("/proc/self/status") as status:
-        return int(status.read().split("VmRSS:")[1].split()[0]) // 1024
+        return int(status.read().split(f"{field}:")[1].split()[0]) // 1024
+
+
+def _rss_mib() -> int:
+    return _status_mib("VmRSS")
+
+
+class _Enough(Exception):
+    """Raised from the embedder once ``--stop-after`` texts were embedded."""
 
 
 def _sample_peak(stop: threading.Event, peak: list[int]) -> None:
@@ -62,6 +77,10 @@ def main() -> None:
     parser.add_argument("--real-every", type=int, default=20)
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--cache", type=Path, help="index cache to keep and reuse")
+    parser.add_argument(
+        "--stop-after", type=int, help="stop the build after N texts embedded by the model"
+    )
+    parser.add_argument("--trace-every", type=int, default=500, help="texts between RSS lines")
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from greprag.dense.embed import Embedder
@@ -75,16 +94,33 @@ def main() -> None:
         """The real model for one batch in ``real_every``; seeded random unit vectors else."""
 
         batches = real = 0
+        real_s = 0.0
         every = args.real_every
+        traced = 0
 
         def encode(self, texts: list[str]) -> np.ndarray:
             self.batches += 1
             if (self.batches - 1) % self.every == 0:
+                started = time.perf_counter()
+                vectors = super().encode(texts)
+                self.real_s += time.perf_counter() - started
                 self.real += len(texts)
-                return super().encode(texts)
+                self._trace()
+                if args.stop_after and self.real >= args.stop_after:
+                    raise _Enough
+                return vectors
             rng = np.random.default_rng(self.batches)
             vectors = rng.standard_normal((len(texts), self.dim)).astype(np.float32)
             return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+        def _trace(self) -> None:
+            if self.real - self.traced >= args.trace_every:
+                self.traced = self.real
+                print(
+                    f"  {self.real:6d} texts embedded: VmRSS {_rss_mib()} MiB, VmHWM "
+                    f"{_status_mib('VmHWM')} MiB, {self.real / self.real_s:.1f} texts/s",
+                    flush=True,
+                )
 
     cache = args.cache or Path(tempfile.mkdtemp(prefix="greprag-dense-memory-"))
     embedder = Sampled()
@@ -94,7 +130,17 @@ def main() -> None:
     loaded = _rss_mib()
     started = time.perf_counter()
     index = DenseIndex(repo, embedder=embedder, cache_dir=cache)
-    report = index.update()
+    try:
+        report = index.update()
+    except _Enough:
+        stop.set()
+        print(
+            f"build of {repo.name} stopped after {embedder.real} texts embedded by the model "
+            f"in {embedder.real_s:.0f} s ({embedder.real / embedder.real_s:.1f} texts/s, "
+            f"{time.perf_counter() - started:.0f} s in all, load {os.getloadavg()[0]:.1f}); "
+            f"RSS after model load {loaded} MiB, VmHWM {_status_mib('VmHWM')} MiB"
+        )
+        return
     build_s = time.perf_counter() - started
     stop.set()
     print(
