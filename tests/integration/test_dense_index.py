@@ -212,3 +212,24 @@ def test_backends_choice_and_separate_index_names(monkeypatch):
     assert Embedder(backend=load_settings(None).dense_backend).backend == "fp32"
     with pytest.raises(ValueError, match="unknown dense backend"):
         Embedder(backend="onnx")
+
+
+def test_batched_encode_gives_the_vectors_of_one_model_call(embedder):
+    """Many texts are embedded BATCH_SIZE at a time, longest first, the heap trimmed between
+    batches: the same vectors, bit for bit, as one sentence-transformers call over them all."""
+    import numpy as np
+
+    from greprag.dense.embed import BATCH_SIZE
+
+    sums = [" + x" * (i * 7 % 23) for i in range(2 * BATCH_SIZE + 5)]  # lengths in no order
+    texts = [f"def f{i}(x):\n    return x{tail}" for i, tail in enumerate(sums)]
+    vectors = embedder.encode(texts)
+    whole = embedder._load().encode(
+        texts,
+        batch_size=BATCH_SIZE,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
+    assert vectors.shape == (len(texts), embedder.dim)
+    assert np.array_equal(vectors, whole)
