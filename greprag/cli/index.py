@@ -40,7 +40,7 @@ ModelOpt = Annotated[
 
 
 class BackendChoice(StrEnum):
-    """``--backend`` values (``greprag.dense.embed.BACKENDS``)."""
+    """``--backend`` values (``greprag.dense.naming.BACKENDS``)."""
 
     int8 = "int8"
     fp32 = "fp32"

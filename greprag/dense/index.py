@@ -31,7 +31,8 @@ from greprag.dense.freshness import (
     file_sha,
 )
 from greprag.dense.lock import exclusive_lock, remove_orphan_temps
-from greprag.dense.store import Row, Snapshot, VectorIndex, index_dir, load, save, snapshot_path
+from greprag.dense.naming import index_dir, snapshot_path
+from greprag.dense.store import Row, Snapshot, VectorIndex, load, save
 from greprag.errors import DenseError, StorageError
 from greprag.files import decode_text, read_bytes
 

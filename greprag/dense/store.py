@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import struct
 import time
@@ -28,7 +27,6 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from greprag.config import cache_root
 from greprag.dense.chunks import CHUNKER_VERSION
 from greprag.dense.freshness import FileState
 from greprag.dense.lock import atomic_write
@@ -42,21 +40,6 @@ _HEADER = struct.Struct("<IQ32s")  # format version, payload bytes, SHA-256 of t
 APPROX_MIN_CHUNKS = 20_000
 NPROBE = 32
 _PIECE = 1 << 20  # bytes read or copied at a time when saving or checking a snapshot
-
-
-def index_dir(repo: Path, cache_dir: Path | None = None) -> Path:
-    """``<cache>/<repo-name>-<hash>``; cache: the argument, else ``<cache root>/dense``
-    (``greprag.config.cache_root``)."""
-    if cache_dir is None:
-        cache_dir = cache_root() / "dense"
-    real = Path(os.path.realpath(repo))
-    digest = hashlib.sha1(str(real).encode()).hexdigest()[:16]
-    return Path(cache_dir).expanduser() / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', real.name)}-{digest}"
-
-
-def snapshot_path(folder: Path, model: str) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9_.-]", "_", model)[-60:]
-    return folder / f"{slug}-{hashlib.sha1(model.encode()).hexdigest()[:8]}.npz"
 
 
 @dataclass(frozen=True)

@@ -29,11 +29,10 @@ def dense_available() -> bool:
 def has_index(repo: Path, settings: Settings) -> bool:
     """An index exists for this repo, model and backend (an old one would be all stale).
     Loads no model."""
-    from greprag.dense.embed import Embedder
-    from greprag.dense.store import index_dir, snapshot_path
+    from greprag.dense.naming import choose_backend, index_dir, model_label, snapshot_path
 
-    embedder = Embedder(settings.dense_model or None, backend=settings.dense_backend or None)
-    return snapshot_path(index_dir(repo, settings.dense_cache()), embedder.name).is_file()
+    name = model_label(settings.dense_model or None, choose_backend(settings.dense_backend or None))
+    return snapshot_path(index_dir(repo, settings.dense_cache()), name).is_file()
 
 
 def dense_query_text(ctx: LocalContext) -> str:

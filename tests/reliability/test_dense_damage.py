@@ -71,7 +71,7 @@ def built(tmp_path_factory, embedder) -> tuple[Path, Path]:
 @pytest.fixture
 def indexed(built, tmp_path) -> tuple[Path, Path, Path]:
     """A fresh copy of the built repo and cache, and the index file in it."""
-    from greprag.dense.store import index_dir
+    from greprag.dense.naming import index_dir
 
     repo = tmp_path / "repo"
     cache = tmp_path / "cache"
