@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
@@ -63,6 +63,7 @@ class _Compiled:
     trusted: bool
     _matcher: LineMatcher | None = None
     failed: bool = False
+    _find: Callable[[str], object] | None = None
 
     @property
     def matcher(self) -> LineMatcher | None:
@@ -73,7 +74,13 @@ class _Compiled:
         return self._matcher
 
     def search(self, text: str) -> bool:
+        find = self._find
+        if find is not None:
+            return find(text) is not None
         matcher = self.matcher
+        if matcher is not None and not matcher.budgeted:
+            self._find = matcher.pattern.search  # a template: no budget to keep, call re direct
+            return self._find(text) is not None
         return matcher is not None and matcher.search(text)
 
     def pattern_shown(self) -> str:
@@ -141,10 +148,10 @@ def _attribute(compiled: list[_Compiled], path: str, text: str, one_group: bool)
     ``compiled`` may be narrowed to the queries possible anywhere in the line's file.
     """
     possible = _possible(compiled, text)
-    allowed = [c for c in possible if not c.query.paths or path in c.query.paths]
     if one_group and len(possible) == 1:
-        return allowed
-    return [c for c in allowed if c.search(text)]
+        paths = possible[0].query.paths
+        return possible if not paths or path in paths else []
+    return [c for c in possible if (not c.query.paths or path in c.query.paths) and c.search(text)]
 
 
 class GrepRoute:
