@@ -11,7 +11,6 @@ import contextlib
 import importlib.util
 import marshal
 import os
-import re
 import threading
 from collections import OrderedDict
 from functools import lru_cache
@@ -151,10 +150,6 @@ def count_tokens_upto(text: str, limit: int, encoding: str = DEFAULT_ENCODING) -
     only a whitespace piece that keeps one token, so the prefix never has more tokens than
     the whole text.
     """
-    if len(text) > 2 * limit:  # a floor over the limit needs two characters a token
-        floor = token_floor(text)
-        if floor > limit:
-            return floor
     start = _PREFIX_CHARS_PER_TOKEN * (limit + 1)
     if len(text) > 2 * start:
         cut = _safe_cut(text, start)
@@ -163,26 +158,6 @@ def count_tokens_upto(text: str, limit: int, encoding: str = DEFAULT_ENCODING) -
             if counted > limit:
                 return counted
     return count_tokens(text, encoding)
-
-
-_LETTER_OR_DIGIT_RUNS = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|[0-9]+")
-
-
-def token_floor(text: str) -> int:
-    """A number of tokens ``text`` has at least, in any tiktoken encoding, for the cost of
-    one regex scan (no encoding).
-
-    Encodings first split text into pieces and give each piece at least one token. No
-    piece holds two runs of ASCII letters (an apostrophe suffix such as ``'s`` counted as
-    part of its run) or of digits, or a letter and a digit: a letter piece is one letter
-    run after at most one other character, a digit piece holds digits only. So in ASCII
-    text every such run is at least one token. Outside ASCII, letters may join across
-    marks: there whitespace-separated words are counted, as no piece spans whitespace
-    between two words.
-    """
-    if text.isascii():
-        return len(_LETTER_OR_DIGIT_RUNS.findall(text))
-    return len(text.split())
 
 
 def _safe_cut(text: str, start: int) -> int | None:
