@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
@@ -63,7 +63,6 @@ class _Compiled:
     trusted: bool
     _matcher: LineMatcher | None = None
     failed: bool = False
-    _find: Callable[[str], object] | None = None
 
     @property
     def matcher(self) -> LineMatcher | None:
@@ -74,13 +73,7 @@ class _Compiled:
         return self._matcher
 
     def search(self, text: str) -> bool:
-        find = self._find
-        if find is not None:
-            return find(text) is not None
         matcher = self.matcher
-        if matcher is not None and not matcher.budgeted:
-            self._find = matcher.pattern.search  # a template: no budget to keep, call re direct
-            return self._find(text) is not None
         return matcher is not None and matcher.search(text)
 
     def pattern_shown(self) -> str:

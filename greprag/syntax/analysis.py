@@ -106,7 +106,7 @@ def region_analysis(
 ) -> tuple[str, Analysis] | None:
     """Lines [first, last] alone, joined, and their tree-sitter analysis; None when the
     language has no grammar or they do not parse cleanly by themselves. Cached per file
-    content and range: widening and class outlines often ask for the same unit."""
+    content and range (widening and class outlines both parse regions through it)."""
     key = grammar_key(lang)
     if key is None:
         return None
