@@ -23,6 +23,7 @@ __all__ = ["LocalExpander"]
 _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _PY_CLASS = re.compile(r"\s*class\b")
 _PY_CLAUSE = re.compile(r"(else|elif|except|finally)\b")
+_BARE_STRING = re.compile(r"\s*[rRuUbBfF]{0,2}[\"']")
 _TRIPLE = re.compile(r'"""|\'\'\'')
 _STRIP = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\]){0,6}\'|`(?:\\.|[^`\\])*`|//.*$|/\*.*?\*/')
 _CLASS_LIKE = re.compile(
@@ -32,8 +33,11 @@ _CONTROL = re.compile(
     r"^\s*(\}\s*)?(if|else|for|foreach|while|do|switch|try|catch|finally|synchronized|"
     r"using|lock|match|loop|select|unsafe|static\s*\{|\{|case|default)\b"
 )
+# a block inside a function that is no function's body: an anonymous class, a lambda
+_INNER = re.compile(r"\bnew\s+[\w.$<>]+\s*\([^;]*\)\s*\{\s*$|->\s*\{\s*$")
 _FUNC_LIKE = re.compile(r"[\w$>\]]\s*\([^;]*$|\bfn\s+\w+|\bfunc\b|=>\s*\{?$")
 _MAX_BLOCK_LINES = 4000
+_MAX_SIGNATURE_LINES = 12  # annotations and parameters before a function's ``{``
 _CLOSERS = (")", "]", "}")
 
 
@@ -121,6 +125,7 @@ def _py_unit_end(scan: _PyScan, head: int) -> int:
         if indent <= base and not lines[n].lstrip().startswith(_CLOSERS):
             break
         last = n
+    last = _comment_tail(scan, _string_tail(scan, last), base)
     scan.unit_ends[head] = last
     return last
 
@@ -129,43 +134,101 @@ def _py_with_decorators(scan: _PyScan, head: int) -> int:
     """0-based first line of the definition at ``head`` with its decorators above."""
     start = head
     base = scan.indents[head]
-    while start > 0 and scan.lines[start - 1].lstrip().startswith("@"):
-        if scan.indents[start - 1] != base:
+    code, indents, lines = scan.code, scan.indents, scan.lines
+    n = head - 1
+    while n >= 0 and code[n]:
+        if indents[n] > base or (indents[n] == base and lines[n].lstrip().startswith(_CLOSERS)):
+            while n >= 0 and not (code[n] and indents[n] <= base and not _closes(lines[n])):
+                n -= 1  # inside a decorator's brackets: up to the line that opens them
+        if n < 0 or indents[n] != base or not lines[n].lstrip().startswith("@"):
             break
-        start -= 1
+        start = n
+        n -= 1
     return start
+
+
+def _closes(line: str) -> bool:
+    """The line starts by closing a bracket."""
+    return line.lstrip().startswith(_CLOSERS)
 
 
 def python_expand(scan: _PyScan, lo: int) -> tuple[int, int] | None:
     """Innermost def/class around line ``lo`` (1-based), or the statement at its level."""
     lines = scan.lines
     first = lo - 1
-    if first >= len(lines) or not _py_code(scan, first):
-        return None  # a comment or string line: let the parser decide
-    if _PY_HEADER.match(lines[first]) or lines[first].lstrip().startswith("@"):
+    if first >= len(lines):
+        return None
+    if scan.in_string[first]:
+        return _py_in_string(scan, lo)
+    if not _py_code(scan, first):
+        return _py_comment(scan, first)
+    if lines[first].lstrip().startswith("@"):
+        return _py_decorated(scan, first)
+    if _PY_HEADER.match(lines[first]):
         head = first
-        while lines[head].lstrip().startswith("@"):
-            head += 1
-            if head >= len(lines):
-                return None
-        if not _PY_HEADER.match(lines[head]):
-            return None
     else:
-        head = -1
-        level = scan.indents[first]
-        code_indents = scan.code_indents
-        for n in range(first - 1, -1, -1):
-            if code_indents[n] >= level:  # deeper, or not code
-                continue
-            if _PY_HEADER.match(lines[n]):
-                head = n
-                break
-            level = code_indents[n]
-            if level == 0:
-                break
+        level = scan.indents[first] + _closes(lines[first])  # ``) -> int:`` closes its header
+        head = _enclosing_header(scan, first, level)
         if head < 0 or _PY_CLASS.match(lines[head]):
-            return _py_statement(scan, first, head)
+            statement = _py_statement(scan, first, head)
+            if statement is None or not lines[statement[0] - 1].lstrip().startswith("@"):
+                return statement
+            return _py_decorated(scan, statement[0] - 1)  # inside a decorator's brackets
     return _py_with_decorators(scan, head) + 1, _py_unit_end(scan, head) + 1
+
+
+def _py_decorated(scan: _PyScan, decorator: int) -> tuple[int, int] | None:
+    """The definition that the decorator at line ``decorator`` (0-based) decorates, with
+    all its decorators; None when no def or class follows at its indent."""
+    lines, code, indents = scan.lines, scan.code, scan.indents
+    for n in range(decorator + 1, len(lines)):
+        if not code[n] or indents[n] != indents[decorator] or _closes(lines[n]):
+            continue
+        if lines[n].lstrip().startswith("@"):
+            continue
+        if not _PY_HEADER.match(lines[n]):
+            return None
+        return _py_with_decorators(scan, n) + 1, _py_unit_end(scan, n) + 1
+    return None
+
+
+def _enclosing_header(scan: _PyScan, first: int, level: int) -> int:
+    """0-based line of the innermost def/class header above line ``first`` whose body holds
+    code indented ``level``; -1 at module level."""
+    lines, code_indents = scan.lines, scan.code_indents
+    for n in range(first - 1, -1, -1):
+        if code_indents[n] >= level or lines[n].lstrip().startswith(_CLOSERS):
+            continue  # deeper, not code, or the closing line of a bracket (a signature's)
+        if _PY_HEADER.match(lines[n]):
+            return n
+        level = code_indents[n]
+        if level == 0:
+            break
+    return -1
+
+
+def _py_comment(scan: _PyScan, first: int) -> tuple[int, int] | None:
+    """A comment line (0-based ``first``) inside a function's body: that function; None
+    for any other comment or blank line (the parser decides)."""
+    if not scan.lines[first].lstrip().startswith("#"):
+        return None
+    head = _enclosing_header(scan, first, scan.indents[first])
+    if head < 0 or _PY_CLASS.match(scan.lines[head]) or _py_unit_end(scan, head) < first:
+        return None
+    return _py_with_decorators(scan, head) + 1, _py_unit_end(scan, head) + 1
+
+
+def _py_in_string(scan: _PyScan, lo: int) -> tuple[int, int] | None:
+    """Line ``lo`` (1-based) inside a triple-quoted string: the unit around the line that
+    opens the string when it covers ``lo`` (a function's docstring: the function), else
+    the line alone (a statement that is a string: a class's or module's docstring)."""
+    opener = lo - 1
+    while opener > 0 and scan.in_string[opener]:
+        opener -= 1
+    found = python_expand(scan, opener + 1)
+    if found is None:
+        return None
+    return found if found[0] <= lo <= found[1] else (lo, lo)
 
 
 def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int] | None:
@@ -174,21 +237,49 @@ def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int]
     level = _member_indent(scan, class_head)
     floor = class_head + 1 if class_head >= 0 else 0
     start = first
-    while start > floor and not (
-        code_indents[start] <= level and not lines[start].lstrip().startswith(_CLOSERS)
-    ):
+    while start > floor and not (code_indents[start] <= level and not _goes_on(lines[start])):
         start -= 1
     end = start
     for n in range(start + 1, len(lines)):
         indent = code_indents[n]
         if indent == _NOT_CODE:
             continue
-        if indent <= level and not lines[n].lstrip().startswith(_CLOSERS):
+        if indent <= level and not _goes_on(lines[n]):
             break
         end = n
+    if not _BARE_STRING.match(lines[start]):  # a docstring-like string stands for its line
+        end = _string_tail(scan, end)
     if end < first:
         return None
     return start + 1, end + 1
+
+
+def _goes_on(line: str) -> bool:
+    """The line continues the statement above: a closing bracket, ``else:``, ``except``."""
+    stripped = line.lstrip()
+    return stripped.startswith(_CLOSERS) or _PY_CLAUSE.match(stripped) is not None
+
+
+def _comment_tail(scan: _PyScan, last: int, base: int) -> int:
+    """``last`` (0-based), moved past the comments indented deeper than ``base`` that
+    follow it (blank lines between them): they end the block above."""
+    lines, indents = scan.lines, scan.indents
+    for n in range(last + 1, len(lines)):
+        stripped = lines[n].lstrip()
+        if not stripped:
+            continue
+        if not stripped.startswith("#") or indents[n] <= base:
+            break
+        last = n
+    return last
+
+
+def _string_tail(scan: _PyScan, last: int) -> int:
+    """``last`` (0-based), moved past the rest of a triple-quoted string it opens."""
+    in_string = scan.in_string
+    while last + 1 < len(in_string) and in_string[last + 1]:
+        last += 1
+    return last
 
 
 def _member_indent(scan: _PyScan, class_head: int) -> int:
@@ -213,6 +304,11 @@ class _BraceScan:
     depth: list[int]  # brace depth at the start of each line
 
 
+def _blank_out(match: re.Match[str]) -> str:
+    """A string literal becomes ``""``; a comment, nothing (``} // end`` still ends in ``}``)."""
+    return "" if match.group().startswith("/") else '""'
+
+
 def _brace_scan(lines: list[str]) -> _BraceScan | None:
     """Strip strings and comments and track brace depth; None when a ``}`` closes more
     than was opened (the text is too irregular for a local scan)."""
@@ -230,7 +326,7 @@ def _brace_scan(lines: list[str]) -> _BraceScan | None:
                 continue
             text = text[end + 2 :]
             in_block_comment = False
-        text = _STRIP.sub('""', text)
+        text = _STRIP.sub(_blank_out, text)
         start = text.find("/*")
         if start >= 0:
             text = text[:start]
@@ -248,8 +344,8 @@ def _brace_header(scan: _BraceScan, n: int) -> str:
     k = n - 1
     while k >= 0 and k >= n - 3:
         prev = scan.code[k].strip()
-        if not prev or prev.endswith((";", "{", "}")) or prev.startswith("@"):
-            break
+        if prev in ("", '""') or prev.endswith((";", "{", "}")) or prev.startswith("@"):
+            break  # ``""``: a line comment, stripped
         parts.insert(0, prev)
         k -= 1
     return " ".join(p.strip() for p in parts)
@@ -296,18 +392,18 @@ def brace_expand(scan: _BraceScan, lo: int) -> tuple[int, int] | None:
     n = first
     target_depth = scan.depth[first]
     opens_here = scan.code[first].count("{") > scan.code[first].count("}")
-    head = first if opens_here and not _CONTROL.match(scan.code[first]) else -1
+    head = first if opens_here and not _inner_block(scan, first, _brace_header(scan, first)) else -1
     while head < 0:
         n -= 1
         if n < 0:
-            return _brace_statement(scan, first)
+            return _brace_member(scan, first)
         if scan.depth[n] < target_depth and "{" in scan.code[n]:
             header = _brace_header(scan, n)
-            if _CONTROL.match(scan.code[n]) and not _CLASS_LIKE.search(header):
+            if _inner_block(scan, n, header):
                 target_depth = scan.depth[n]
                 continue
-            if _CLASS_LIKE.search(header) and not _FUNC_LIKE.search(header):
-                return _brace_statement(scan, first)  # a member at class level
+            if _declares_class(header) and not _FUNC_LIKE.search(header):
+                return _brace_member(scan, first)  # at class level
             head = n
     end = _brace_end(scan, head)
     if end is None:
@@ -315,14 +411,69 @@ def brace_expand(scan: _BraceScan, lo: int) -> tuple[int, int] | None:
     return _brace_with_docs(scan, head) + 1, end + 1
 
 
-def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
-    """A member or top-level statement: from its first line to its ``;`` (or block end)."""
+def _brace_member(scan: _BraceScan, first: int) -> tuple[int, int] | None:
+    """Line ``first`` (0-based) at class or top level: a comment line is the declaration
+    it documents (a doc comment directly above one) or else itself; a code line, its
+    statement. None where the scan cannot tell."""
+    if scan.code[first].strip():
+        opener = _block_opener(scan, first)
+        if opener is not None and opener != first:  # a signature or annotation above its body
+            return brace_expand(scan, opener + 1)
+        return _brace_statement(scan, first)
+    if not scan.lines[first].strip():
+        return _brace_statement(scan, first)
+    below = first + 1
+    while below < len(scan.lines) and scan.lines[below].strip() and not scan.code[below].strip():
+        below += 1  # the comment goes on
+    if below < len(scan.lines) and scan.code[below].strip():
+        found = brace_expand(scan, below + 1)
+        if found is None or found[0] <= first + 1:
+            return found  # None: the declaration below is beyond the scan (a class's)
+    return first + 1, first + 1
+
+
+def _statement_start(scan: _BraceScan, first: int) -> int:
+    """0-based first line of the statement that line ``first`` is part of."""
     start = first
     while start > 0:
         prev = scan.code[start - 1].strip()
         if not prev or prev.endswith((";", "{", "}")):
             break
         start -= 1
+    return start
+
+
+def _block_opener(scan: _BraceScan, first: int) -> int | None:
+    """0-based line whose ``{`` opens the body of the function whose signature (or
+    annotations) line ``first`` is part of; None for a statement, or a class."""
+    start = _statement_start(scan, first)
+    for n in range(first, min(len(scan.lines), first + _MAX_SIGNATURE_LINES)):
+        code = scan.code[n].strip()
+        if ";" in code or code.endswith("}"):
+            return None
+        if "{" in code:
+            header = " ".join(scan.code[k].strip() for k in range(start, n + 1))
+            if _FUNC_LIKE.search(header.split("{", 1)[0] + "{") and not _declares_class(header):
+                return n
+            return None
+    return None
+
+
+def _declares_class(header: str) -> bool:
+    """A class-like keyword before any parenthesis (``impl`` in a condition is a name)."""
+    return _CLASS_LIKE.search(header.split("(", 1)[0]) is not None
+
+
+def _inner_block(scan: _BraceScan, n: int, header: str) -> bool:
+    """The block opened on line ``n`` lies inside a function: a control statement (its
+    condition may span lines), an anonymous class or a lambda."""
+    inner = _CONTROL.match(scan.code[n]) or _CONTROL.match(header) or _INNER.search(header)
+    return inner is not None and not _declares_class(header)
+
+
+def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
+    """A member or top-level statement: from its first line to its ``;`` (or block end)."""
+    start = _statement_start(scan, first)
     end = first
     base = scan.depth[start]
     for n in range(start, min(len(scan.lines), start + 200)):

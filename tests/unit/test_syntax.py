@@ -19,6 +19,7 @@ from greprag.syntax import (
     file_spans,
     outline,
 )
+from greprag.syntax.scan import LocalExpander
 
 PYTHON = '''\
 import os
@@ -610,11 +611,88 @@ def test_widening_cuts_the_current_file_at_the_cursor() -> None:
 
 
 def test_widening_asks_tree_sitter_where_the_scan_is_unsure() -> None:
-    lines = ["def g(x):", "    # a comment line: the scan leaves it to tree-sitter", "    return x"]
+    lines = ["def g(x):", "    return x", "", "# at the margin: the scan leaves it to tree-sitter"]
     lines += ["", *_module(30)]
     text = "\n".join(lines)
     widen = BlockWidener(lambda path: lines, None, 1)
-    assert widen("a.py", 2, 2) == expand_range(text, "python", 2, 2) == (1, 3)
+    assert LocalExpander().expand("a.py", lines, "python", 4, 4) is None
+    assert widen("a.py", 4, 4) == expand_range(text, "python", 4, 4)
+
+
+def test_the_scan_widens_strings_comments_and_decorators_as_tree_sitter_does() -> None:
+    lines = [
+        '"""A module docstring,',  # 1: a string statement stands for its line
+        'two lines."""',
+        "",
+        'TEMPLATE = """',  # 4: an assignment takes its whole string
+        "body",
+        '"""',
+        "",
+        "@decorate(",  # 8: a decorator over several lines, then a signature over several
+        '    "arg",',
+        ")",
+        "def f(",
+        "    x: int,",
+        ") -> int:",
+        '    """Docstring',  # 14: a function's docstring and comments: the function
+        '    of f."""',
+        "    # a comment",
+        "    return x",
+        "    # trailing words, still the function's",
+        "",
+        "class C:",
+        '    """Class docstring',
+        '    goes on."""',
+        "",
+        "    def m(self):",
+        "        return 1",
+    ]
+    text = "\n".join(lines)
+    scan = LocalExpander()
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            local = scan.expand("a.py", lines, "python", number, number)
+            assert local == expand_range(text, "python", number, number), (number, line)
+    assert scan.expand("a.py", lines, "python", 5, 5) == (4, 6)
+    assert scan.expand("a.py", lines, "python", 9, 9) == (8, 18)
+    assert scan.expand("a.py", lines, "python", 21, 21) == (21, 21)
+
+
+def test_the_brace_scan_takes_whole_methods_as_tree_sitter_does() -> None:
+    lines = [
+        "class A {",
+        "    private int impl;",
+        "",
+        "    /**",  # 4: a doc comment, annotations and a signature over three lines
+        "     * Sends it.",
+        "     */",
+        "    @Override",
+        "    public void send(int p,",
+        "                     int q)",
+        "            throws IOException {",
+        "        // a comment in the body",
+        "        if (impl > 0 &&",  # 12: a condition over two lines, ``impl`` a field
+        "                (impl < p)) {",
+        "            run(new Runnable() {",  # 14: an anonymous class, then a lambda
+        "                public void run() { }",
+        "            });",
+        "        } else {",
+        "            items.forEach(x -> {",
+        "                use(x);",
+        "            });",
+        "        } // end if",  # 21: comments after a closing brace
+        "    } // send",
+        "",
+        "    int n;",
+        "}",
+    ]
+    text = "\n".join(lines)
+    scan = LocalExpander()
+    for number in (*range(4, 15), *range(16, 23)):  # line 15: the anonymous class's own method
+        local = scan.expand("A.java", lines, "java", number, number)
+        assert local == expand_range(text, "java", number, number) == (4, 22), number
+    assert scan.expand("A.java", lines, "java", 2, 2) == (2, 2)
+    assert scan.expand("A.java", lines, "java", 24, 24) == (24, 24)
 
 
 def test_syntax_and_fusion_never_import_the_stages_above_them() -> None:
@@ -634,8 +712,6 @@ def test_syntax_and_fusion_never_import_the_stages_above_them() -> None:
 
 
 def test_balance_grows_a_range_of_several_units_to_whole_ones() -> None:
-    from greprag.syntax.scan import LocalExpander
-
     java = [
         "package p;",  # 1
         "import q.R;",
