@@ -81,6 +81,15 @@ _TYPED_DECL = re.compile(
 )
 _NEW_ASSIGN = re.compile(r"\b(?:this\.)?([A-Za-z_$][\w$]*)\s*=\s*new\s+([A-Z][\w$.]*)")
 _GO_ASSIGN = re.compile(r"\b(\w+)\s*:?=\s*&?([A-Z]\w*)\s*[{(]|\b(\w+)\s*:=\s*(?:\w+\.)?New(\w+)\(")
+# _TYPED_DECL and _NEW_ASSIGN that never match across a line: run over a whole text, they
+# find what they find line by line, in the same order
+_TYPED_DECL_IN_TEXT = re.compile(
+    r"\b([A-Z][\w$]*(?:<[^;=()\n]*>)?(?:\[\])*)[^\S\n]+([a-z_$][\w$]*)[^\S\n]*(?:=|;|,|\))"
+)
+_NEW_ASSIGN_IN_TEXT = re.compile(
+    r"\b(?:this\.)?([A-Za-z_$][\w$]*)[^\S\n]*=[^\S\n]*new[^\S\n]+([A-Z][\w$.]*)"
+)
+_TYPED_ONLY_LANGS = {"java", "javascript", "csharp"}  # no language-specific binding patterns
 _BRACE_LANGS = {"java", "javascript", "typescript", "go", "rust", "csharp"}
 _CONTROL = frozenset(
     ["if", "for", "while", "switch", "catch", "return", "new", "else", "do", "try", "synchronized"]
@@ -196,12 +205,11 @@ def _brace_scope(lines: list[str], ctx: LocalContext) -> None:
     """Enclosing method and class for brace languages, by brace depth scanning upward."""
     depth = 0
     for number in range(len(lines) - 1, -1, -1):
-        line = _strip_strings(lines[number])
-        for ch in reversed(line):
-            if ch == "}":
-                depth += 1
-            elif ch == "{":
-                depth -= 1
+        line = lines[number]
+        if "{" not in line and "}" not in line:
+            continue
+        line = _strip_strings(line)
+        depth += line.count("}") - line.count("{")
         if depth >= 0 or "{" not in line:
             continue
         depth = 0  # this line opens a scope that encloses the cursor
@@ -221,12 +229,23 @@ def _brace_scope(lines: list[str], ctx: LocalContext) -> None:
             ctx.function_signature = header.strip()
 
 
+_STRINGS_AND_LINE_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|//.*$')
+
+
 def _strip_strings(line: str) -> str:
-    return re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|//.*$', "", line)
+    return _STRINGS_AND_LINE_COMMENT.sub("", line)
 
 
 def _bindings(lines: list[str], ctx: LocalContext) -> None:
     """Visible annotations (name → type) and assignments (name → constructor/type)."""
+    if ctx.lang in _TYPED_ONLY_LANGS:  # two patterns, each feeding its own map: one pass each
+        text = "\n".join(lines)
+        for type_name, name in _TYPED_DECL_IN_TEXT.findall(text):
+            if type_name.split("<")[0] not in ("return", "new"):
+                ctx.annotations[name] = type_name
+        if "new" in text:
+            ctx.assignments.update(_NEW_ASSIGN_IN_TEXT.findall(text))
+        return
     for line in lines:
         if ctx.lang == "python" or ctx.lang is None:
             if "=" in line and "(" in line and (m := _PY_ASSIGN.match(line)):

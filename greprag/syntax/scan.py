@@ -26,6 +26,7 @@ _PY_CLAUSE = re.compile(r"(else|elif|except|finally)\b")
 _BARE_STRING = re.compile(r"\s*[rRuUbBfF]{0,2}[\"']")
 _TRIPLE = re.compile(r'"""|\'\'\'')
 _STRIP = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\]){0,6}\'|`(?:\\.|[^`\\])*`|//.*$|/\*.*?\*/')
+_MAY_STRIP = re.compile(r"[\"'`/]")  # what a string or comment starts with
 _CLASS_LIKE = re.compile(
     r"\b(class|interface|enum|record|struct|trait|impl|namespace|object|type\s+\w+\s+struct)\b"
 )
@@ -36,7 +37,7 @@ _CONTROL = re.compile(
 # a block inside a function that is no function's body: an anonymous class, a lambda
 _INNER = re.compile(r"\bnew\s+[\w.$<>]+\s*\([^;]*\)\s*\{\s*$|->\s*\{\s*$")
 _FUNC_LIKE = re.compile(r"[\w$>\]]\s*\([^;]*$|\bfn\s+\w+|\bfunc\b|=>\s*\{?$")
-_MAX_BLOCK_LINES = 4000
+_MAX_BLOCK_LINES = 40000  # a class may be its whole (long) file
 _MAX_SIGNATURE_LINES = 12  # annotations and parameters before a function's ``{``
 _CLOSERS = (")", "]", "}")
 
@@ -326,15 +327,17 @@ def _brace_scan(lines: list[str]) -> _BraceScan | None:
                 continue
             text = text[end + 2 :]
             in_block_comment = False
-        text = _STRIP.sub(_blank_out, text)
-        start = text.find("/*")
-        if start >= 0:
-            text = text[:start]
-            in_block_comment = True
+        if _MAY_STRIP.search(text):  # most code lines hold no quote and no slash
+            text = _STRIP.sub(_blank_out, text)
+            start = text.find("/*")
+            if start >= 0:
+                text = text[:start]
+                in_block_comment = True
         code.append(text)
-        level += text.count("{") - text.count("}")
-        if level < 0:
-            return None
+        if "{" in text or "}" in text:
+            level += text.count("{") - text.count("}")
+            if level < 0:
+                return None
     return _BraceScan(lines, code, depth)
 
 
@@ -444,8 +447,8 @@ def _statement_start(scan: _BraceScan, first: int) -> int:
 
 
 def _block_opener(scan: _BraceScan, first: int) -> int | None:
-    """0-based line whose ``{`` opens the body of the function whose signature (or
-    annotations) line ``first`` is part of; None for a statement, or a class."""
+    """0-based line whose ``{`` opens the body of the function or class whose header (or
+    annotations) line ``first`` is part of; None for a statement."""
     start = _statement_start(scan, first)
     for n in range(first, min(len(scan.lines), first + _MAX_SIGNATURE_LINES)):
         code = scan.code[n].strip()
@@ -453,7 +456,7 @@ def _block_opener(scan: _BraceScan, first: int) -> int | None:
             return None
         if "{" in code:
             header = " ".join(scan.code[k].strip() for k in range(start, n + 1))
-            if _FUNC_LIKE.search(header.split("{", 1)[0] + "{") and not _declares_class(header):
+            if _declares_class(header) or _FUNC_LIKE.search(header.split("{", 1)[0] + "{"):
                 return n
             return None
     return None

@@ -26,3 +26,29 @@ from greprag.context import build_local_context
 )
 def test_an_empty_body_is_recognised_after_any_signature_and_docstring(before, lang, empty):
     assert build_local_context(before, lang=lang).empty_body is empty
+
+
+def test_java_bindings_and_scope_are_read_line_by_line() -> None:
+    before = "\n".join(
+        [
+            "class Store extends Base<Item> {",
+            "    private Map<String, Item> items = new HashMap<>();",
+            '    String label = "{ not a brace }";  // nor this {',
+            "    List<Item",  # a declaration cut by a line break is none
+            "        > parts;",
+            "    void load(Path path) {",
+            "        Reader reader = new FileReader(path);",
+            "        this.cache = new Cache(reader);",
+            "        ",
+        ]
+    )
+    ctx = build_local_context(before, lang="java")
+    assert ctx.annotations == {
+        "items": "Map<String, Item>",
+        "label": "String",
+        "path": "Path",
+        "reader": "Reader",
+    }
+    assert ctx.assignments == {"items": "HashMap", "reader": "FileReader", "cache": "Cache"}
+    assert (ctx.enclosing_class, ctx.enclosing_function) == ("Store", "load")
+    assert ctx.class_bases == ["Base", "Item"]

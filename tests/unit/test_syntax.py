@@ -695,6 +695,17 @@ def test_the_brace_scan_takes_whole_methods_as_tree_sitter_does() -> None:
     assert scan.expand("A.java", lines, "java", 24, 24) == (24, 24)
 
 
+def test_the_brace_scan_takes_a_class_whose_brace_comes_later_or_far_down() -> None:
+    body = [f"    int f{n}() {{ return {n}; }}" for n in range(5000)]  # past the old cap
+    lines = ["/** A store. */", "public final class Store", "        extends Base {", *body, "}"]
+    text = "\n".join(lines)
+    scan = LocalExpander()
+    whole = (1, len(lines))
+    for number in (1, 2, 3):
+        assert scan.expand("S.java", lines, "java", number, number) == whole, number
+        assert expand_range(text, "java", number, number) == whole, number
+
+
 def test_syntax_and_fusion_never_import_the_stages_above_them() -> None:
     package = Path(greprag.__file__).parent
     above = ("greprag.router", "greprag.routes", "greprag.pipeline")
