@@ -348,7 +348,7 @@ def _brace_header(scan: _BraceScan, n: int) -> str:
     while k >= 0 and k >= n - 3:
         prev = scan.code[k].strip()
         if prev in ("", '""') or prev.endswith((";", "{", "}")) or prev.startswith("@"):
-            break  # ``""``: a line comment, stripped
+            break  # blank or a comment (stripped to nothing), or a string literal alone
         parts.insert(0, prev)
         k -= 1
     return " ".join(p.strip() for p in parts)
