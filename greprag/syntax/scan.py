@@ -303,6 +303,7 @@ class _BraceScan:
     lines: list[str]
     code: list[str]  # each line with strings and comments removed
     depth: list[int]  # brace depth at the start of each line
+    in_comment: list[bool]  # the line starts inside a block comment
 
 
 def _blank_out(match: re.Match[str]) -> str:
@@ -315,10 +316,12 @@ def _brace_scan(lines: list[str]) -> _BraceScan | None:
     than was opened (the text is too irregular for a local scan)."""
     code: list[str] = []
     depth: list[int] = []
+    in_comment: list[bool] = []
     level = 0
     in_block_comment = False
     for line in lines:
         depth.append(level)
+        in_comment.append(in_block_comment)
         text = line
         if in_block_comment:
             end = text.find("*/")
@@ -338,7 +341,7 @@ def _brace_scan(lines: list[str]) -> _BraceScan | None:
             level += text.count("{") - text.count("}")
             if level < 0:
                 return None
-    return _BraceScan(lines, code, depth)
+    return _BraceScan(lines, code, depth, in_comment)
 
 
 def _brace_header(scan: _BraceScan, n: int) -> str:
@@ -378,7 +381,14 @@ def _brace_with_docs(scan: _BraceScan, head: int) -> int:
         start -= 1  # the signature goes on above (``throws``, parameters, a lone ``{``)
     while start > 0:
         prev = scan.lines[start - 1].strip()
-        if prev.startswith(("@", "#[", "[", "*", "/**", "///", "//")) or prev.endswith("*/"):
+        if scan.in_comment[start - 1] or prev.endswith("*/") or prev.startswith("/*"):
+            opener = start - 1  # up to the line that opens the block comment
+            while opener > 0 and scan.in_comment[opener]:
+                opener -= 1
+            if not scan.lines[opener].lstrip().startswith("/**"):
+                break  # a plain block comment (a licence header) documents nothing
+            start = opener
+        elif prev.startswith(("@", "#[", "[", "///", "//")):
             start -= 1
         else:
             break
@@ -426,8 +436,10 @@ def _brace_member(scan: _BraceScan, first: int) -> tuple[int, int] | None:
     if not scan.lines[first].strip():
         return _brace_statement(scan, first)
     below = first + 1
-    while below < len(scan.lines) and scan.lines[below].strip() and not scan.code[below].strip():
-        below += 1  # the comment goes on
+    while below < len(scan.lines) and (
+        scan.in_comment[below] or (scan.lines[below].strip() and not scan.code[below].strip())
+    ):
+        below += 1  # the comment goes on (blank lines inside a block comment too)
     if below < len(scan.lines) and scan.code[below].strip():
         found = brace_expand(scan, below + 1)
         if found is None or found[0] <= first + 1:

@@ -34,7 +34,7 @@ MARGIN = 0.01
 # click: a pure-Python library (with its tests and examples). JPype1: its sdist ships the
 # Java half of the bridge and its test harness, in Allman style (``{`` on its own line).
 PYTHON = Source("click", "8.1.7", "python", "**/*.py", agreement=0.989, precision=0.997)
-JAVA = Source("JPype1", "1.5.2", "java", "**/*.java", agreement=0.878, precision=0.878)
+JAVA = Source("JPype1", "1.5.2", "java", "**/*.java", agreement=0.900, precision=0.900)
 
 
 @dataclass

@@ -695,6 +695,31 @@ def test_the_brace_scan_takes_whole_methods_as_tree_sitter_does() -> None:
     assert scan.expand("A.java", lines, "java", 24, 24) == (24, 24)
 
 
+def test_the_brace_scan_reads_doc_comments_by_their_opener() -> None:
+    lines = [
+        "/* Licensed under the Apache License.",  # 1: a licence: documents nothing
+        "   See the LICENSE file. */",
+        "package bsh;",
+        "",
+        "/**",  # 5: a doc comment whose lines do not start with ``*``, a blank line inside
+        "\tThe script interpreter.",
+        "",
+        "\tSee the manual.",
+        "*/",
+        "public class Interpreter",
+        "{",
+        "\tint n;",
+        "}",
+    ]
+    text = "\n".join(lines)
+    scan = LocalExpander()
+    for number in (3, *range(5, 11)):
+        local = scan.expand("I.java", lines, "java", number, number)
+        assert local == expand_range(text, "java", number, number), number
+    assert scan.expand("I.java", lines, "java", 3, 3) == (3, 3)
+    assert scan.expand("I.java", lines, "java", 6, 6) == (5, 13)
+
+
 def test_the_brace_scan_takes_a_class_whose_brace_comes_later_or_far_down() -> None:
     body = [f"    int f{n}() {{ return {n}; }}" for n in range(5000)]  # past the old cap
     lines = ["/** A store. */", "public final class Store", "        extends Base {", *body, "}"]
