@@ -76,17 +76,13 @@ _BRACE_CLASS = re.compile(r"\b(?:class|interface|enum|record|struct|trait|impl)\
 _BRACE_FUNC = re.compile(r"(\w+)\s*(?:<[^>]*>)?\s*\(([^)]*)\)?[^;{]*$")
 _PY_ANNOT = re.compile(r"(?:self\.)?(\w+)\s*:\s*([A-Za-z_][\w.]*(?:\[[^\]=]*\])?)")
 _PY_ASSIGN = re.compile(r"^\s*(self\.)?(\w+)\s*(?::[^=]+)?=\s*([A-Za-z_][\w.]*)\s*\(")
-_TYPED_DECL = re.compile(
-    r"\b([A-Z][\w$]*(?:<[^;=()]*>)?(?:\[\])*)\s+([a-z_$][\w$]*)\s*(?:=|;|,|\))"
-)
-_NEW_ASSIGN = re.compile(r"\b(?:this\.)?([A-Za-z_$][\w$]*)\s*=\s*new\s+([A-Z][\w$.]*)")
 _GO_ASSIGN = re.compile(r"\b(\w+)\s*:?=\s*&?([A-Z]\w*)\s*[{(]|\b(\w+)\s*:=\s*(?:\w+\.)?New(\w+)\(")
-# _TYPED_DECL and _NEW_ASSIGN that never match across a line: run over a whole text, they
-# find what they find line by line, in the same order
-_TYPED_DECL_IN_TEXT = re.compile(
+# typed declarations and ``x = new T``, never matching across a line: run over a whole
+# text, they find what they find line by line, in the same order
+_TYPED_DECL = re.compile(
     r"\b([A-Z][\w$]*(?:<[^;=()\n]*>)?(?:\[\])*)[^\S\n]+([a-z_$][\w$]*)[^\S\n]*(?:=|;|,|\))"
 )
-_NEW_ASSIGN_IN_TEXT = re.compile(
+_NEW_ASSIGN = re.compile(
     r"\b(?:this\.)?([A-Za-z_$][\w$]*)[^\S\n]*=[^\S\n]*new[^\S\n]+([A-Z][\w$.]*)"
 )
 _TYPED_ONLY_LANGS = {"java", "javascript", "csharp"}  # no language-specific binding patterns
@@ -240,11 +236,11 @@ def _bindings(lines: list[str], ctx: LocalContext) -> None:
     """Visible annotations (name → type) and assignments (name → constructor/type)."""
     if ctx.lang in _TYPED_ONLY_LANGS:  # two patterns, each feeding its own map: one pass each
         text = "\n".join(lines)
-        for type_name, name in _TYPED_DECL_IN_TEXT.findall(text):
+        for type_name, name in _TYPED_DECL.findall(text):
             if type_name.split("<")[0] not in ("return", "new"):
                 ctx.annotations[name] = type_name
         if "new" in text:
-            ctx.assignments.update(_NEW_ASSIGN_IN_TEXT.findall(text))
+            ctx.assignments.update(_NEW_ASSIGN.findall(text))
         return
     for line in lines:
         if ctx.lang == "python" or ctx.lang is None:

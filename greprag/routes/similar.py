@@ -225,13 +225,12 @@ class SimilarRoute:
         for file in found:
             for term in set(file.words):
                 document_frequency[term] += 1
-        value = {
-            t.word: t.weight * math.log(1 + searched / df)
+        values = [  # per term number; a term found nowhere is worth nothing
+            t.weight * math.log(1 + searched / df) if df else 0.0
             for t, df in zip(terms, document_frequency, strict=True)
-            if df
-        }
-        total = sum(value.values()) * (TF_SATURATION + 1) or 1.0
-        scores = _Scores([value.get(t.word, 0.0) for t in terms])
+        ]
+        total = sum(values) * (TF_SATURATION + 1) or 1.0
+        scores = _Scores(values)
         folder = request.ctx.path.rsplit("/", 1)[0] if request.ctx.path else None
         files: list[tuple[float, str, list[int], bytes, float]] = []
         for file in found:

@@ -123,7 +123,7 @@ def _py_unit_end(scan: _PyScan, head: int) -> int:
         indent = code_indents[n]
         if indent == _NOT_CODE:
             continue
-        if indent <= base and not lines[n].lstrip().startswith(_CLOSERS):
+        if indent <= base and not _closes(lines[n]):
             break
         last = n
     last = _comment_tail(scan, _string_tail(scan, last), base)
@@ -138,7 +138,7 @@ def _py_with_decorators(scan: _PyScan, head: int) -> int:
     code, indents, lines = scan.code, scan.indents, scan.lines
     n = head - 1
     while n >= 0 and code[n]:
-        if indents[n] > base or (indents[n] == base and lines[n].lstrip().startswith(_CLOSERS)):
+        if indents[n] > base or (indents[n] == base and _closes(lines[n])):
             while n >= 0 and not (code[n] and indents[n] <= base and not _closes(lines[n])):
                 n -= 1  # inside a decorator's brackets: up to the line that opens them
         if n < 0 or indents[n] != base or not lines[n].lstrip().startswith("@"):
@@ -198,7 +198,7 @@ def _enclosing_header(scan: _PyScan, first: int, level: int) -> int:
     code indented ``level``; -1 at module level."""
     lines, code_indents = scan.lines, scan.code_indents
     for n in range(first - 1, -1, -1):
-        if code_indents[n] >= level or lines[n].lstrip().startswith(_CLOSERS):
+        if code_indents[n] >= level or _closes(lines[n]):
             continue  # deeper, not code, or the closing line of a bracket (a signature's)
         if _PY_HEADER.match(lines[n]):
             return n
@@ -214,9 +214,10 @@ def _py_comment(scan: _PyScan, first: int) -> tuple[int, int] | None:
     if not scan.lines[first].lstrip().startswith("#"):
         return None
     head = _enclosing_header(scan, first, scan.indents[first])
-    if head < 0 or _PY_CLASS.match(scan.lines[head]) or _py_unit_end(scan, head) < first:
+    if head < 0 or _PY_CLASS.match(scan.lines[head]):
         return None
-    return _py_with_decorators(scan, head) + 1, _py_unit_end(scan, head) + 1
+    end = _py_unit_end(scan, head)
+    return None if end < first else (_py_with_decorators(scan, head) + 1, end + 1)
 
 
 def _py_in_string(scan: _PyScan, lo: int) -> tuple[int, int] | None:
@@ -527,7 +528,7 @@ def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:
         indent = code_indents[n]
         if indent == _NOT_CODE:
             continue
-        if indent <= level and not lines[n].lstrip().startswith(_CLOSERS):
+        if indent <= level and not _closes(lines[n]):
             break
         last = n
     return first + 1, last + 1
