@@ -2,8 +2,11 @@
 
 All queries of a language go to a single rg process (each pattern after ``-e``); each
 matched line is then attributed to the queries whose pattern it matches. That scans the
-repository once instead of ten times. A query that floods (hits in too many files) is
-narrowed to its hits in files that other queries also hit, or dropped.
+repository once instead of ten times. Queries limited to some files (every definition
+of an imported module, in that module) run in a second process over those files alone,
+so that their matches neither flood the output nor use up rg's per-file line cap. A
+query that floods (hits in too many files) is narrowed to its hits in files that other
+queries also hit, or dropped.
 """
 
 from __future__ import annotations
@@ -132,19 +135,30 @@ def _possible(compiled: list[_Compiled], text: str) -> list[_Compiled]:
     return found
 
 
-def _attribute(compiled: list[_Compiled], path: str, text: str, one_group: bool) -> list[_Compiled]:
-    """The queries whose pattern matches ``text`` (a line of ``path`` rg matched).
+def _attribute(compiled: list[_Compiled], text: str, complete: bool) -> list[_Compiled]:
+    """The queries whose pattern matches ``text``, a line rg matched; ``compiled`` may be
+    narrowed to the queries possible anywhere in the line's file. ``complete``: every
+    query of the rg process that matched the line is in ``compiled``.
 
-    When only one query can match the line at all (its needle is there, no other query's
-    is, and every query ran in the one rg process that matched it), rg already said it
-    does: no regex runs. Otherwise each candidate's pattern is checked in Python.
-    ``compiled`` may be narrowed to the queries possible anywhere in the line's file.
+    When the process's queries are all here and only one can match the line at all (its
+    needle is there, no other query's is), rg already said it does: no regex runs.
+    Otherwise each candidate's pattern is checked in Python.
     """
     possible = _possible(compiled, text)
-    if one_group and len(possible) == 1:
-        paths = possible[0].query.paths
-        return possible if not paths or path in paths else []
-    return [c for c in possible if (not c.query.paths or path in c.query.paths) and c.search(text)]
+    if complete and len(possible) == 1:
+        return possible
+    return [c for c in possible if c.search(text)]
+
+
+@dataclass
+class _Search:
+    """One rg process: the queries it ran, and what it matched (sorted by path and line).
+    ``limited``: it ran only over the files its queries are limited to, each query's own
+    among them."""
+
+    compiled: list[_Compiled]
+    matches: list[RgMatch]
+    limited: bool = False
 
 
 class GrepRoute:
@@ -243,45 +257,45 @@ class GrepRoute:
         for i in range(len(plan.queries)):
             if not any(c.index == i for c in compiled):
                 stats[i].note = "pattern rejected by the regex engine"
-        matches, skipped, rejected = self._run(compiled)
+        searches, skipped, rejected = self._run(compiled)
         notes = []
         for c in compiled:
             reason = rejected.get(rg_pattern(c.query))
             if reason:
                 stats[c.index].note = f"rejected by rg: {reason}"
                 notes.append(f"query {c.pattern_shown()} rejected by rg: {reason}")
-        compiled = [c for c in compiled if rg_pattern(c.query) not in rejected]
-        one_group = len({_group(c.query) for c in compiled}) <= 1
         hits_by_query: dict[int, list[RgMatch]] = defaultdict(list)
         minified: set[str] = set()
         outside: set[str] = set()
-        for path, in_file in groupby(matches, key=lambda m: m.path):
-            if not files.allowed(path):
-                outside.add(path)  # rg follows listed symlinks: never past the root
-                continue
-            kept: list[RgMatch] = []
-            for match in in_file:
-                if path == exclude_path and not (
-                    admit_above_cursor
-                    and cursor_line is not None
-                    and match.line_number < cursor_line
-                ):
+        for search in searches:
+            ran = [c for c in search.compiled if rg_pattern(c.query) not in rejected]
+            for path, in_file in groupby(search.matches, key=lambda m: m.path):
+                if not files.allowed(path):
+                    outside.add(path)  # rg follows listed symlinks: never past the root
                     continue
-                if len(match.text) > self.max_line_chars:
-                    minified.add(path)
-                    continue
-                kept.append(match)
-            # the queries that can match anything here: often one, and then no line is
-            # checked one by one
-            matched = "\n".join(m.text for m in kept)
-            here = _possible(compiled, matched)
-            if one_group and len(here) == 1:
-                if not here[0].query.paths or path in here[0].query.paths:
+                kept: list[RgMatch] = []
+                for match in in_file:
+                    if path == exclude_path and not (
+                        admit_above_cursor
+                        and cursor_line is not None
+                        and match.line_number < cursor_line
+                    ):
+                        continue
+                    if len(match.text) > self.max_line_chars:
+                        minified.add(path)
+                        continue
+                    kept.append(match)
+                # the queries that can match anything here: often one, and then no line
+                # is checked one by one
+                mine = [c for c in ran if path in c.query.paths] if search.limited else ran
+                complete = len(mine) == len(ran)  # else a line may be another file's query's
+                here = _possible(mine, "\n".join(m.text for m in kept))
+                if complete and len(here) == 1:
                     hits_by_query[here[0].index] += kept
-                continue
-            for match in kept:
-                for c in _attribute(here, path, match.text, one_group):
-                    hits_by_query[c.index].append(match)
+                    continue
+                for match in kept:
+                    for c in _attribute(here, match.text, complete):
+                        hits_by_query[c.index].append(match)
         skipped += [
             Skip(p, f"minified line (over {self.max_line_chars} chars)") for p in sorted(minified)
         ]
@@ -376,52 +390,82 @@ class GrepRoute:
         reason = f"too large (over {self.max_filesize})"
         return [Skip(path, reason) for path in sorted(set(parse_file_list(out)))]
 
-    def _run(self, compiled: list[_Compiled]) -> tuple[list[RgMatch], list[Skip], dict[str, str]]:
-        """All queries in one rg process per language: matches (sorted by path and line),
-        skips, and the patterns rg rejected with its reasons (the rest still ran)."""
-        by_lang: dict[str | None, list[str]] = defaultdict(list)
+    def _run(self, compiled: list[_Compiled]) -> tuple[list[_Search], list[Skip], dict[str, str]]:
+        """The queries in one rg process per language, and the queries limited to some
+        files in another, run over those files alone (a probe of every definition in one
+        module would otherwise match in every file): each process's matches, the skips,
+        and the patterns rg rejected with its reasons (the rest still ran)."""
+        groups: dict[tuple[str | None, bool], list[_Compiled]] = defaultdict(list)
         for c in compiled:
-            pattern = rg_pattern(c.query)
-            if pattern not in by_lang[_group(c.query)]:
-                by_lang[_group(c.query)].append(pattern)
-        searches = []
+            groups[(_group(c.query), bool(c.query.paths))].append(c)
+        started = []
         epoch = self._epoch
         refreshes: list[tuple[str | None, subprocess.Popen[bytes]]] = []
-        for lang, patterns in by_lang.items():
+        for lang in dict.fromkeys(lang for lang, _ in groups):
             if self._listed_files(lang) is None:  # walk this time; list files for next time
                 refreshes.append((lang, self._popen(files_argv(self.rg, (lang,) if lang else ()))))
-            searches.append((lang, patterns, self._start(lang, patterns)))
-        matches: list[RgMatch] = []
+        for (lang, limited), members in groups.items():
+            wanted = sorted({p for c in members for p in c.query.paths}) if limited else None
+            paths = self._searchable(lang, tuple(wanted)) if wanted is not None else None
+            if paths == ():
+                continue  # none of those files can be searched: nothing to match
+            patterns = list(dict.fromkeys(rg_pattern(c.query) for c in members))
+            started.append((lang, paths, members, patterns, self._start(lang, patterns, paths)))
+        searches: list[_Search] = []
         skipped: dict[str, Skip] = {}
         rejected: dict[str, str] = {}
-        seen: set[tuple[str, int]] = set()
-        for lang, patterns, proc in searches:
-            output = self._finish(lang, patterns, proc, rejected)
+        for lang, paths, members, patterns, proc in started:
+            output = self._finish(lang, patterns, proc, rejected, paths)
             binaries = set(output.binaries)
-            for item in output.matches:
-                if item.path not in binaries and (item.path, item.line_number) not in seen:
-                    seen.add((item.path, item.line_number))
-                    matches.append(item)
+            matches = [m for m in output.matches if m.path not in binaries]
+            matches.sort(key=lambda m: (m.path, m.line_number))  # rg's file order varies
+            searches.append(_Search(members, matches, limited=paths is not None))
             for skip in [*output.skipped, *(Skip(p, "binary") for p in sorted(binaries))]:
                 skipped.setdefault(skip.path, skip)
         for lang, proc in refreshes:
             out, _ = proc.communicate(timeout=self.timeout)
             if proc.returncode == 0 and epoch == self._epoch:
                 self._remember_files(lang, parse_file_list(out))
-        matches.sort(key=lambda m: (m.path, m.line_number))  # rg's file order varies
-        kept = [p for ps in by_lang.values() for p in ps if p not in rejected]
-        oversize = self._oversize_skips(list(by_lang), kept)
-        return matches, [*skipped.values(), *oversize], rejected
+        langs = list(dict.fromkeys(lang for lang, _ in groups))
+        kept = [p for _, _, _, ps, _ in started for p in ps if p not in rejected]
+        oversize = self._oversize_skips(langs, list(dict.fromkeys(kept)))
+        return searches, [*skipped.values(), *oversize], rejected
+
+    def _searchable(self, lang: str | None, paths: tuple[str, ...]) -> tuple[str, ...]:
+        """Those of ``paths`` the language's search would read: listed files when the list
+        is fresh, else existing files of the language within the size limit."""
+        listed = self.fresh_files(lang)
+        if listed is not None:
+            known = set(listed)
+            return tuple(p for p in paths if p in known)
+        language = get_language(lang) if lang else None
+        limit = parse_size(self.max_filesize)
+        found = []
+        for path in paths:
+            if language is not None and not path.endswith(language.extensions):
+                continue
+            try:
+                if (self.repo / path).stat().st_size <= limit:
+                    found.append(path)
+            except OSError:
+                continue
+        return tuple(found)
 
     def _start(
-        self, lang: str | None, patterns: list[str], *, json_output: bool = False
+        self,
+        lang: str | None,
+        patterns: list[str],
+        paths: tuple[str, ...] | None = None,
+        *,
+        json_output: bool = False,
     ) -> subprocess.Popen[bytes]:
+        """rg over ``paths``, or over the language's files (listed, or walked)."""
         spec = SearchSpec(
             patterns=tuple(patterns),
             langs=(lang,) if lang else (),
             max_count_per_file=self.max_count_per_file,
             max_filesize=self.max_filesize,
-            paths=tuple(self._listed_files(lang) or ()),
+            paths=paths if paths is not None else tuple(self._listed_files(lang) or ()),
         )
         argv = build_argv(self.rg, spec, json_output=json_output)
         return self._popen(argv, stderr=subprocess.PIPE)
@@ -432,6 +476,7 @@ class GrepRoute:
         patterns: list[str],
         proc: subprocess.Popen[bytes],
         rejected: dict[str, str],
+        paths: tuple[str, ...] | None = None,
         *,
         json_output: bool = False,
     ) -> RgOutput:
@@ -443,8 +488,8 @@ class GrepRoute:
         if not json_output:
             if proc.returncode in (0, 1):
                 return collect_plain(out)
-            again = self._start(lang, patterns, json_output=True)
-            return self._finish(lang, patterns, again, rejected, json_output=True)
+            again = self._start(lang, patterns, paths, json_output=True)
+            return self._finish(lang, patterns, again, rejected, paths, json_output=True)
         try:
             return collect(out, err, proc.returncode)
         except SearchError:
@@ -455,8 +500,8 @@ class GrepRoute:
             left = [p for p in patterns if p not in bad]
             if not left:
                 return RgOutput()
-            again = self._start(lang, left, json_output=True)
-            return self._finish(lang, left, again, rejected, json_output=True)
+            again = self._start(lang, left, paths, json_output=True)
+            return self._finish(lang, left, again, rejected, paths, json_output=True)
 
     def _narrow(
         self, hits_by_query: dict[int, list[RgMatch]], stats: list[QueryStats]

@@ -33,3 +33,33 @@ def test_second_hop_types_a_receiver_from_its_assignment_elsewhere(tmp_path):
     res = Retriever(tmp_path, routes="grep").retrieve(file="job.py", line=5, column=19)
     assert any(q.purpose == "second hop" and q.identifier == "BlobStore" for q in res.queries)
     assert any(b.path == "storage.py" and "def put_blob" in b.text for b in res.blocks)
+
+
+def test_a_probe_limited_to_one_file_crowds_no_hits_out_of_the_others(tmp_path):
+    """A probe of every definition in one module runs over that module alone: in one rg
+    process with the rest, its matches used up rg's per-file line cap everywhere."""
+    from greprag import Retriever
+    from greprag.files import FileCache
+    from greprag.models import Query, QueryPlan
+    from greprag.routes import RouteRequest
+    from greprag.routes.grep import GrepRoute
+
+    defs = "".join(f"def helper_{i}():\n    pass\n" for i in range(12))
+    (tmp_path / "mod.py").write_text(defs)
+    (tmp_path / "big.py").write_text(defs + "def target():\n    pass\n")
+    (tmp_path / "user.py").write_text("import mod\n\ntarget()\n")
+    any_def = r"^\s*(class|(async\s+)?def)\s+([A-Za-z_]\w*)\b"
+    plan = QueryPlan(
+        queries=[
+            Query(any_def, "method", False, "python", "", "import", 0.3, 4, ("mod.py",)),
+            Query(r"^\s*def\s+target\b", "method", False, "python", "target", "definition"),
+        ]
+    )
+    retriever = Retriever(tmp_path, routes="grep")
+    ctx = retriever.local_context("user.py", 3, 1)
+    route = GrepRoute(tmp_path, max_count_per_file=10)
+    hits = route.search(RouteRequest(plan, ctx, FileCache(tmp_path), "user.py", 3))
+    found = {(c.path, c.query_index) for c in hits.candidates}
+    assert ("big.py", 1) in found  # past big.py's first ten definitions
+    assert {path for path, index in found if index == 0} == {"mod.py"}
+    assert sum(1 for c in hits.candidates if c.query_index == 0) == 10  # its own cap
