@@ -269,6 +269,8 @@ class SimilarRoute:
 
     def _candidates(self, request: RouteRequest, regions: list[_Region]) -> list[Candidate]:
         """The first ``MAX_REGIONS`` of ``regions`` (best first) that may be shown."""
+        lang = get_language(request.ctx.lang)
+        weight = self.weight * (lang.similar_scale if lang else 1.0)
         candidates: list[Candidate] = []
         for region in regions:  # containment checked only for what is kept: realpath costs
             if len(candidates) >= MAX_REGIONS:
@@ -290,7 +292,9 @@ class SimilarRoute:
                     text="\n".join(lines),
                     route=self.name,
                     match_lines=region.hit_lines,
-                    prior=self.weight * min(1.0, region.score),
+                    # at most a definition probe's weight: by its prior alone, similar
+                    # code never outranks the definition the cursor needs
+                    prior=min(1.0, weight * region.score),
                 )
             )
         return candidates

@@ -90,7 +90,7 @@ def test_the_similar_route_finds_the_sibling_of_an_empty_body(py_repo):
     assert set(top) == {"transforms/base.py", "transforms/scale.py"}
     sibling = line_of(py_repo, "transforms/scale.py", r"def transform")
     assert top["transforms/scale.py"].start_line <= sibling <= top["transforms/scale.py"].end_line
-    assert all(c.route == "similar" and 0 < c.prior <= 2.0 for c in hits.candidates)
+    assert all(c.route == "similar" and 0 < c.prior <= 1.0 for c in hits.candidates)
     assert [c.prior for c in hits.candidates] == sorted(
         (c.prior for c in hits.candidates), reverse=True
     )

@@ -9,6 +9,7 @@ from itertools import chain
 
 from greprag.context import build_local_context
 from greprag.files import FileCache
+from greprag.languages import get_language
 from greprag.models import QueryPlan
 from greprag.rg import FileWords
 from greprag.routes.similar import (
@@ -169,7 +170,8 @@ def test_the_route_keeps_the_regions_a_fresh_scoring_of_every_file_keeps(tmp_pat
                 chosen.append((negative, first, inside))
         everything += [(-neg, path, inside) for neg, _, inside in chosen if -neg >= MIN_SHARE]
     everything.sort(key=lambda r: (-r[0], r[1], r[2][0]))
+    scale = get_language("python").similar_scale
     assert [(c.path, c.start_line, c.end_line, c.match_lines, c.prior) for c in got] == [
-        (path, inside[0], inside[-1], tuple(inside), route.weight * min(1.0, score))
+        (path, inside[0], inside[-1], tuple(inside), min(1.0, route.weight * scale * score))
         for score, path, inside in everything[:MAX_REGIONS]
     ]
