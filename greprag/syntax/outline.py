@@ -17,6 +17,7 @@ from greprag.syntax.analysis import (
     region_analysis,
     spans_language,
 )
+from greprag.syntax.members import class_analysis
 from greprag.syntax.spans import Analysis, Span, smallest_containing
 
 __all__ = ["class_outline", "outline"]
@@ -69,13 +70,25 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
     ``first`` may be in the range) and ending in the range's last three lines; "" when
     no class is.
 
-    A class whose header is at the left margin is analyzed on its own lines when they
-    parse cleanly by themselves: the rest of a long module then costs nothing. Any other
-    is analyzed with its whole file. Cached per file content (the ``lines`` object).
+    A Python class is read off its indentation (``members.class_analysis``) unless that
+    scan is unsure. Otherwise a class whose header is at the left margin is analyzed on
+    its own lines when they parse cleanly by themselves: the rest of a long module then
+    costs nothing. Any other is analyzed with its whole file. Cached per file content
+    (the ``lines`` object).
     """
     lang = spans_language(path, None)
 
     def compute() -> str:
+        if lang == "python":  # the indentation scan knows a class's members, mostly
+            scanned = class_analysis(lines[start - 1 : end])
+            if scanned is not None:
+                text = "\n".join(lines[start - 1 : end])
+                offset = start - 1
+                found = _class_in(
+                    text, lang, list(scanned.defs), 1, first - offset, end - offset, scanned
+                )
+                if found:
+                    return found
         alone = None if lines[first - 1][:1].isspace() else region_analysis(lines, lang, start, end)
         if alone is not None:
             text, analysis = alone

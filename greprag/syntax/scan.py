@@ -241,19 +241,27 @@ def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int]
     start = first
     while start > floor and not (code_indents[start] <= level and not _goes_on(lines[start])):
         start -= 1
-    end = start
-    for n in range(start + 1, len(lines)):
-        indent = code_indents[n]
-        if indent == _NOT_CODE:
-            continue
-        if indent <= level and not _goes_on(lines[n]):
-            break
-        end = n
+    end = statement_last(scan, start, level, len(lines) - 1)
     if not _BARE_STRING.match(lines[start]):  # a docstring-like string stands for its line
         end = _string_tail(scan, end)
     if end < first:
         return None
     return start + 1, end + 1
+
+
+def statement_last(scan: _PyScan, first: int, level: int, stop: int) -> int:
+    """0-based last line of the statement at ``first`` in a body indented ``level``: the
+    code lines after it, up to ``stop``, indented deeper or going on (``)``, ``else:``)."""
+    lines, code_indents = scan.lines, scan.code_indents
+    last = first
+    for n in range(first + 1, stop + 1):
+        indent = code_indents[n]
+        if indent == _NOT_CODE:
+            continue
+        if indent <= level and not _goes_on(lines[n]):
+            break
+        last = n
+    return last
 
 
 def _goes_on(line: str) -> bool:

@@ -1,0 +1,161 @@
+"""A Python class's members by indentation: what a class outline needs, without a parse.
+
+The packer outlines a class that does not fit whole (header, docstring line, member
+signatures). Parsing the class with tree-sitter for that costs milliseconds per class
+on a long one, several times a retrieval; the indentation scan of ``scan.py`` already
+knows where each member starts and ends. ``class_analysis`` gives the class's spans as
+tree-sitter's analysis would (the class, its members with their decorators and the line
+that ends their signature, the statements of its body and of nested classes' bodies), or
+None where the text is too irregular to be sure; the caller then parses. How often both
+give the same outline on real code is pinned by ``tests/comparison``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from greprag.syntax.scan import (
+    _BARE_STRING,
+    _PY_CLASS,
+    _PY_HEADER,
+    _TRIPLE,
+    _closes,
+    _goes_on,
+    _py_unit_end,
+    _PyScan,
+    _python_scan,
+    _string_tail,
+    statement_last,
+)
+from greprag.syntax.spans import Analysis, Span, sorted_spans
+
+__all__ = ["class_analysis"]
+
+_NAME = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")
+_STRINGS = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+_OPENERS = "([{"
+_MAX_HEADER_LINES = 40
+
+
+class _Unsure(Exception):
+    """The scan cannot tell a span as tree-sitter would: parse instead."""
+
+
+def class_analysis(lines: list[str]) -> Analysis | None:
+    """The spans of the class that ``lines`` are (decorators, then its header at the
+    first code line; 1-based, relative to ``lines``); None when unsure."""
+    text = "\n".join(lines)
+    if "\\\n" in text or "\n\t" in text:
+        return None  # backslash continuations and tab indents: leave them to the parser
+    if len(_TRIPLE.findall(text)) % 2 or ('"""' in text and "'''" in text):
+        return None  # the scan pairs triple quotes of either kind
+    scan = _python_scan(lines)
+    head = next(
+        (n for n, code in enumerate(scan.code) if code and not lines[n].lstrip().startswith("@")),
+        None,
+    )
+    if head is None or not _PY_CLASS.match(lines[head]):
+        return None
+    defs: list[Span] = []
+    stmts: list[Span] = []
+    try:
+        end = _definition(scan, 0, head, defs, stmts)
+    except _Unsure:
+        return None
+    if end < len(lines) - 3 or any(scan.code[end + 1 :]):
+        return None  # code after the class: the lines are not one class
+    return Analysis(sorted_spans(defs), sorted_spans(stmts), True)
+
+
+def _definition(scan: _PyScan, start: int, head: int, defs: list[Span], stmts: list[Span]) -> int:
+    """Record the def or class at ``head`` (decorators from ``start``; 0-based) and, for
+    a class, its body's members; its 0-based last line."""
+    lines = scan.lines
+    end = _py_unit_end(scan, head)
+    header_end = _header_end(lines, head, end)
+    name = _NAME.match(lines[head])
+    kind = "class" if _PY_CLASS.match(lines[head]) else "function"
+    defs.append(Span(start + 1, end + 1, kind, name.group(1) if name else None, header_end + 1))
+    if kind == "class":
+        _members(scan, head, header_end, end, defs, stmts)
+    return end
+
+
+def _members(
+    scan: _PyScan, head: int, header_end: int, end: int, defs: list[Span], stmts: list[Span]
+) -> None:
+    """Record the members of the class body after ``header_end`` up to ``end``."""
+    lines, code, indents = scan.lines, scan.code, scan.indents
+    body = [n for n in range(header_end + 1, end + 1) if code[n]]
+    if not body:
+        return
+    level = indents[body[0]]
+    if level <= indents[head]:
+        raise _Unsure
+    n = body[0]
+    while n <= end:
+        if not code[n]:
+            n += 1
+            continue
+        if indents[n] != level or _goes_on(lines[n]):
+            raise _Unsure  # a line the member above should have held
+        stripped = lines[n].lstrip()
+        if stripped.startswith("@"):
+            target = _decorated(scan, n, level, end)
+            n = _definition(scan, n, target, defs, stmts) + 1
+        elif _PY_HEADER.match(lines[n]):
+            n = _definition(scan, n, n, defs, stmts) + 1
+        else:
+            last = _string_tail(scan, statement_last(scan, n, level, end))
+            if not _is_docstring(lines, n, last):
+                stmts.append(Span(n + 1, last + 1, "statement", None, n + 1))
+            n = last + 1
+
+
+def _decorated(scan: _PyScan, decorator: int, level: int, end: int) -> int:
+    """0-based header line of the definition the decorator at ``decorator`` decorates."""
+    lines, code, indents = scan.lines, scan.code, scan.indents
+    for n in range(decorator + 1, end + 1):
+        if not code[n] or indents[n] > level or _closes(lines[n]):
+            continue
+        if indents[n] < level:
+            break
+        if lines[n].lstrip().startswith("@"):
+            continue
+        if _PY_HEADER.match(lines[n]):
+            return n
+        break
+    raise _Unsure
+
+
+def _header_end(lines: list[str], head: int, end: int) -> int:
+    """0-based line of the ``:`` that ends the signature opened at ``head``."""
+    depth = 0
+    for n in range(head, min(end, head + _MAX_HEADER_LINES) + 1):
+        if '"""' in lines[n] or "'''" in lines[n]:
+            raise _Unsure
+        code = _STRINGS.sub('""', lines[n]).split("#", 1)[0]
+        depth += sum(code.count(c) for c in _OPENERS) - sum(code.count(c) for c in ")]}")
+        if depth <= 0 and ":" in code:
+            return n
+    raise _Unsure
+
+
+def _is_docstring(lines: list[str], first: int, last: int) -> bool:
+    """The statement on lines [first, last] (0-based) is one string literal alone."""
+    if not _BARE_STRING.match(lines[first]):
+        return False
+    tail = lines[last]
+    if "#" in tail and tail[: tail.rfind("#")].rstrip().endswith(("'", '"')):
+        tail = tail[: tail.rfind("#")]  # a comment after the closing quote
+    text = "\n".join([*lines[first:last], tail]).strip()
+    prefix = len(text) - len(text.lstrip("rRuUbBfF"))
+    body = text[prefix:]
+    for quote in ('"""', "'''", '"', "'"):
+        if body.startswith(quote):
+            return (
+                body.endswith(quote)
+                and len(body) >= 2 * len(quote)
+                and quote not in body[len(quote) : -len(quote)]
+            )
+    return False
