@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from greprag.config import Settings
@@ -19,7 +19,7 @@ from greprag.models import Candidate, Query, QueryPlan
 from greprag.rg import SearchSpec, build_argv
 from greprag.router.validate import validate_plan
 from greprag.syntax import BlockWidener
-from greprag.tokens import count_tokens
+from greprag.tokens import count_tokens, count_tokens_upto, get_encoding
 from tests.conftest import FIXTURES
 from tests.reliability.cases import case
 
@@ -285,3 +285,50 @@ def test_no_path_leaves_the_root(tree, parts, sep):
     clean = safe_relative(path)
     if clean is not None:
         assert safe_relative(clean) == clean and not clean.startswith("/")
+
+
+_TEXT_PIECES = st.sampled_from(
+    [
+        "def",
+        " load",
+        "x",
+        "42",
+        "  ",
+        "\t",
+        "\n",
+        "\n\n",
+        "\r\n",
+        "  \n",
+        "/",
+        "//",
+        "#",
+        "):",
+        "'s",
+        "é",
+        "\u00a0",
+        "\u2028",
+        "\x1c",
+        "{",
+        "}",
+        '"""',
+        "<|endoftext|>",
+    ]
+)
+
+
+@case(
+    AREA,
+    "generated texts: code words, blank and space-only lines, CRLF, //, Unicode spaces",
+    "a count summed line by line equals tiktoken's count of the whole text (both encodings "
+    "counted that way); a count up to a limit is exact within it and above it past it",
+)
+@CHECKS
+@given(st.lists(_TEXT_PIECES, max_size=60).map("".join), st.integers(0, 40))
+@example("a):\n/b", 2)  # o200k: ")" takes the newline and the "/" after it
+@example("x;\n// c", 2)
+def test_token_counts_summed_by_line_are_exact(text, limit):
+    for name in ("cl100k_base", "o200k_base"):
+        exact = len(get_encoding(name).encode_ordinary(text))
+        assert count_tokens(text, name) == exact
+        upto = count_tokens_upto(text, limit, name)
+        assert upto == exact if exact <= limit else upto > limit
