@@ -183,33 +183,32 @@ def count_tokens_upto(text: str, limit: int, encoding: str = DEFAULT_ENCODING) -
     """``count_tokens(text)`` when that is at most ``limit``; otherwise some count above
     ``limit`` (a lower bound), found without encoding all of a long text.
 
-    Counted line by line where the encoding allows, stopping past the limit. Otherwise a
-    long text is first counted on a prefix cut just after a newline that ends a non-blank
-    line and starts another (not with ``/``): no pre-tokenizer piece of any tiktoken
-    encoding spans such a cut, or only a whitespace piece that keeps one token, so the
-    prefix never has more tokens than the whole text.
+    A long text is first counted on a prefix, cut where no pre-tokenizer piece spans the
+    cut: just after a newline followed by a line that holds a non-space character and
+    does not start with ``/`` (and, unless the encoding counts by line, ends a non-blank
+    line: any tiktoken encoding, or only a whitespace piece keeping one token there), so
+    the prefix never has more tokens than the whole text. Counting by line stops at the
+    line that passes the limit.
     """
-    if encoding in _BY_LINE:
-        return _count(text, encoding, limit)
     start = _PREFIX_CHARS_PER_TOKEN * (limit + 1)
     if len(text) > 2 * start:
-        cut = _safe_cut(text, start)
+        cut = _safe_cut(text, start, by_line=encoding in _BY_LINE)
         if cut is not None:
-            counted = count_tokens(text[:cut], encoding)
+            counted = _count(text[:cut], encoding, limit)
             if counted > limit:
                 return counted
-    return count_tokens(text, encoding)
+    return _count(text, encoding, limit)
 
 
-def _safe_cut(text: str, start: int) -> int | None:
+def _safe_cut(text: str, start: int, *, by_line: bool) -> int | None:
     """The first position at or after ``start`` just past a newline such that the line
-    before it ends in a non-space character and the line after it holds one and does not
-    start with ``/``; None when there is none."""
+    after it holds a non-space character and does not start with ``/``, and (unless
+    ``by_line``) the line before it ends in a non-space character; None when none is."""
     at = text.find("\n", start - 1)
     while 0 < at < len(text) - 1:
         after = text.find("\n", at + 1)
         line = text[at + 1 : after if after >= 0 else len(text)]
-        if not text[at - 1].isspace() and line.strip() and not line.startswith("/"):
+        if (by_line or not text[at - 1].isspace()) and line.strip() and line[0] != "/":
             return at + 1
         at = after
     return None
