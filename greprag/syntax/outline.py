@@ -71,10 +71,10 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
     no class is.
 
     A Python class is read off its indentation (``members.class_analysis``) unless that
-    scan is unsure. Otherwise a class whose header is at the left margin is analyzed on
-    its own lines when they parse cleanly by themselves: the rest of a long module then
-    costs nothing. Any other is analyzed with its whole file. Cached per file content
-    (the ``lines`` object).
+    scan is unsure. Otherwise a class (a Python one: at the left margin) is analyzed on its
+    own lines when they parse cleanly by themselves: the rest of a long file then costs
+    nothing. Any other is analyzed with its whole file. Cached per file content (the
+    ``lines`` object).
     """
     lang = spans_language(path, None)
 
@@ -89,7 +89,9 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
                 )
                 if found:
                     return found
-        alone = None if lines[first - 1][:1].isspace() else region_analysis(lines, lang, start, end)
+        # an indented Python class is no statement by itself; a braced class is, anywhere
+        indented = lang == "python" and lines[first - 1][:1].isspace()
+        alone = None if indented else region_analysis(lines, lang, start, end)
         if alone is not None:
             text, analysis = alone
             offset = start - 1
