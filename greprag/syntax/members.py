@@ -23,8 +23,8 @@ from greprag.syntax.scan import (
     _goes_on,
     _py_unit_end,
     _PyScan,
-    _python_scan,
     _string_tail,
+    python_scan,
     statement_last,
 )
 from greprag.syntax.spans import Analysis, Span, sorted_spans
@@ -41,30 +41,51 @@ class _Unsure(Exception):
     """The scan cannot tell a span as tree-sitter would: parse instead."""
 
 
-def class_analysis(lines: list[str]) -> Analysis | None:
-    """The spans of the class that ``lines`` are (decorators, then its header at the
-    first code line; 1-based, relative to ``lines``); None when unsure."""
-    text = "\n".join(lines)
+def class_analysis(lines: list[str], start: int, end: int) -> Analysis | None:
+    """The spans of the class that lines [start, end] of a Python file are (decorators,
+    then its header at the first code line; 1-based, relative to ``start``); None when
+    unsure. The file's scan is the one widening made, kept per file content."""
+    first, last = start - 1, end - 1
+    text = "\n".join(lines[first : last + 1])
     if "\\\n" in text or "\n\t" in text:
         return None  # backslash continuations and tab indents: leave them to the parser
     if len(_TRIPLE.findall(text)) % 2 or ('"""' in text and "'''" in text):
         return None  # the scan pairs triple quotes of either kind
-    scan = _python_scan(lines)
+    scan = python_scan(lines)
     head = next(
-        (n for n, code in enumerate(scan.code) if code and not lines[n].lstrip().startswith("@")),
+        (
+            n
+            for n in range(first, last + 1)
+            if scan.code[n] and not lines[n].lstrip().startswith("@")
+        ),
         None,
     )
-    if head is None or not _PY_CLASS.match(lines[head]):
+    if head is None or scan.in_string[first] or not _PY_CLASS.match(lines[head]):
         return None
     defs: list[Span] = []
     stmts: list[Span] = []
     try:
-        end = _definition(scan, 0, head, defs, stmts)
+        unit_end = _definition(scan, first, head, defs, stmts)
     except _Unsure:
         return None
-    if end < len(lines) - 3 or any(scan.code[end + 1 :]):
-        return None  # code after the class: the lines are not one class
-    return Analysis(sorted_spans(defs), sorted_spans(stmts), True)
+    if not last - 2 <= unit_end <= last or any(scan.code[unit_end + 1 : last + 1]):
+        return None  # the lines are not one class
+    return Analysis(
+        sorted_spans([_shifted(span, first) for span in defs]),
+        sorted_spans([_shifted(span, first) for span in stmts]),
+        True,
+    )
+
+
+def _shifted(span: Span, offset: int) -> Span:
+    """``span`` with its lines counted from line ``offset + 1`` of the file."""
+    return Span(
+        span.start_line - offset,
+        span.end_line - offset,
+        span.kind,
+        span.name,
+        span.header_end_line - offset,
+    )
 
 
 def _definition(scan: _PyScan, start: int, head: int, defs: list[Span], stmts: list[Span]) -> int:

@@ -80,7 +80,7 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
 
     def compute() -> str:
         if lang == "python":  # the indentation scan knows a class's members, mostly
-            scanned = class_analysis(lines[start - 1 : end])
+            scanned = class_analysis(lines, start, end)
             if scanned is not None:
                 text = "\n".join(lines[start - 1 : end])
                 offset = start - 1

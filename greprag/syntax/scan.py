@@ -514,6 +514,11 @@ def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
 _SCANS = LinesMemo(1024)  # per file content, across retrievals
 
 
+def python_scan(lines: list[str]) -> _PyScan:
+    """The indentation scan of a Python file's ``lines``, kept per file content."""
+    return _SCANS.get(lines, True, lambda: _python_scan(lines))
+
+
 def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:
     """[start, end] (1-based) grown to whole units of one level: up to the header of the
     block the first line sits in when the range runs out of that block, and down to the
@@ -590,8 +595,7 @@ class LocalExpander:
         widen the hit when the scan is unsure. None when that is most of the file."""
         if lang != "python" or not lines:
             return None
-        scan = _SCANS.get(lines, True, lambda: _python_scan(lines))
-        assert isinstance(scan, _PyScan)
+        scan = python_scan(lines)
         tops = scan.tops
         first = bisect_right(tops, lo - 1) - 2  # the unit holding lo, then one above
         last = bisect_right(tops, hi - 1) + 1  # the unit after the one holding hi, then its end

@@ -60,7 +60,7 @@ def test_python_classes_are_outlined_from_indentation_without_a_parse(cache: Pat
                 continue
             classes += 1
             region = lines[span.start_line - 1 : span.end_line]
-            scanned = class_analysis(region)
+            scanned = class_analysis(lines, span.start_line, span.end_line)
             if scanned is None:
                 continue
             answered += 1
