@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 # Unicode letters count (``größe``); patterns naming them run with Unicode word classes
 # (``greprag.rg.rg_pattern``), the rest ASCII-only for speed.
 IDENTIFIER_RE = re.compile(r"(?:[^\W\d]|\$)[\w$]*")
+STRING_LITERAL_RE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")  # on one line
 
 
 def words(text: str) -> frozenset[str]:

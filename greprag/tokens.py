@@ -158,6 +158,12 @@ def _count(text: str, encoding: str, limit: int | None) -> int:
     return total
 
 
+def _opens_piece(line: str) -> bool:
+    """No pre-tokenizer piece runs from the newline above into ``line``: it holds a
+    non-space character and does not start with "/"."""
+    return bool(line) and not line.isspace() and line[0] != "/"
+
+
 def _line_pieces(text: str) -> list[str]:
     """``text`` cut before each line that holds a non-space character and does not start
     with "/" (blank lines stay with the line above); the pieces join back to ``text``."""
@@ -165,7 +171,7 @@ def _line_pieces(text: str) -> list[str]:
     pieces: list[str] = []
     current = lines[0]
     for line in lines[1:]:
-        if line and not line.isspace() and line[0] != "/":
+        if _opens_piece(line):
             pieces.append(current + "\n")
             current = line
         else:
@@ -208,7 +214,7 @@ def _safe_cut(text: str, start: int, *, by_line: bool) -> int | None:
     while 0 < at < len(text) - 1:
         after = text.find("\n", at + 1)
         line = text[at + 1 : after if after >= 0 else len(text)]
-        if (by_line or not text[at - 1].isspace()) and line.strip() and line[0] != "/":
+        if (by_line or not text[at - 1].isspace()) and _opens_piece(line):
             return at + 1
         at = after
     return None

@@ -398,10 +398,11 @@ class GrepRoute:
         groups: dict[tuple[str | None, bool], list[_Compiled]] = defaultdict(list)
         for c in compiled:
             groups[(_group(c.query), bool(c.query.paths))].append(c)
+        langs = list(dict.fromkeys(lang for lang, _ in groups))
         started = []
         epoch = self._epoch
         refreshes: list[tuple[str | None, subprocess.Popen[bytes]]] = []
-        for lang in dict.fromkeys(lang for lang, _ in groups):
+        for lang in langs:
             if self._listed_files(lang) is None:  # walk this time; list files for next time
                 refreshes.append((lang, self._popen(files_argv(self.rg, (lang,) if lang else ()))))
         for (lang, limited), members in groups.items():
@@ -426,7 +427,6 @@ class GrepRoute:
             out, _ = proc.communicate(timeout=self.timeout)
             if proc.returncode == 0 and epoch == self._epoch:
                 self._remember_files(lang, parse_file_list(out))
-        langs = list(dict.fromkeys(lang for lang, _ in groups))
         kept = [p for _, _, _, ps, _ in started for p in ps if p not in rejected]
         oversize = self._oversize_skips(langs, list(dict.fromkeys(kept)))
         return searches, [*skipped.values(), *oversize], rejected

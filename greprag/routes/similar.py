@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from greprag.context import LocalContext
 from greprag.errors import SearchError
-from greprag.languages import IDENTIFIER_RE, get_language, is_generic, words
+from greprag.languages import IDENTIFIER_RE, STRING_LITERAL_RE, get_language, is_generic, words
 from greprag.models import SIMILAR_ROUTE, Candidate
 from greprag.rg import FileWords, SearchSpec, run_words
 from greprag.router.names import PY_BUILTINS, blank_docstrings
@@ -54,7 +54,6 @@ _STOP = words(
     "use used uses using see todo note example returns return given new must may one two"
 )
 _IMPORT_LINE = re.compile(r"\s*(from\s+\S+\s+import|import|package|using|use)\b")
-_STRINGS = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,8 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
         if _IMPORT_LINE.match(code_line):
             continue  # module paths: every file of the package shares them
         proximity = 1.0 / (1.0 + PROXIMITY_DECAY * offset)
-        in_code = set(IDENTIFIER_RE.findall(_STRINGS.sub(" ", _without_comment(code_line, lang))))
+        code_part = STRING_LITERAL_RE.sub(" ", _without_comment(code_line, lang))
+        in_code = set(IDENTIFIER_RE.findall(code_part))
         for word in IDENTIFIER_RE.findall(line):
             if len(word) < 3 or word in skip or not word.isascii():
                 continue

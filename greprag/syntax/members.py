@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from greprag.languages import STRING_LITERAL_RE
 from greprag.syntax.scan import (
     _BARE_STRING,
     _PY_CLASS,
@@ -32,7 +33,6 @@ from greprag.syntax.spans import Analysis, Span, sorted_spans
 __all__ = ["class_analysis"]
 
 _NAME = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")
-_STRINGS = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 _OPENERS = "([{"
 _MAX_HEADER_LINES = 40
 
@@ -41,10 +41,11 @@ class _Unsure(Exception):
     """The scan cannot tell a span as tree-sitter would: parse instead."""
 
 
-def class_analysis(lines: list[str], start: int, end: int) -> Analysis | None:
-    """The spans of the class that lines [start, end] of a Python file are (decorators,
-    then its header at the first code line; 1-based, relative to ``start``); None when
-    unsure. The file's scan is the one widening made, kept per file content."""
+def class_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysis] | None:
+    """Lines [start, end] of a Python file, joined, and the spans of the class they are
+    (decorators, then its header at the first code line; 1-based, relative to
+    ``start``), as ``region_analysis`` gives them; None when unsure. The file's scan is
+    the one widening made, kept per file content."""
     first, last = start - 1, end - 1
     text = "\n".join(lines[first : last + 1])
     if "\\\n" in text or "\n\t" in text:
@@ -70,7 +71,7 @@ def class_analysis(lines: list[str], start: int, end: int) -> Analysis | None:
         return None
     if not last - 2 <= unit_end <= last or any(scan.code[unit_end + 1 : last + 1]):
         return None  # the lines are not one class
-    return Analysis(
+    return text, Analysis(
         sorted_spans([_shifted(span, first) for span in defs]),
         sorted_spans([_shifted(span, first) for span in stmts]),
         True,
@@ -155,7 +156,7 @@ def _header_end(lines: list[str], head: int, end: int) -> int:
     for n in range(head, min(end, head + _MAX_HEADER_LINES) + 1):
         if '"""' in lines[n] or "'''" in lines[n]:
             raise _Unsure
-        code = _STRINGS.sub('""', lines[n]).split("#", 1)[0]
+        code = STRING_LITERAL_RE.sub('""', lines[n]).split("#", 1)[0]
         depth += sum(code.count(c) for c in _OPENERS) - sum(code.count(c) for c in ")]}")
         if depth <= 0 and ":" in code:
             return n

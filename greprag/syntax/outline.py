@@ -78,25 +78,23 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
     """
     lang = spans_language(path, None)
 
+    def in_region(region: tuple[str, Analysis]) -> str:
+        text, analysis = region  # lines [start, end] alone
+        offset = start - 1
+        spans = list(analysis.defs)
+        return _class_in(text, lang, spans, 1, first - offset, end - offset, analysis)
+
     def compute() -> str:
         if lang == "python":  # the indentation scan knows a class's members, mostly
             scanned = class_analysis(lines, start, end)
-            if scanned is not None:
-                text = "\n".join(lines[start - 1 : end])
-                offset = start - 1
-                found = _class_in(
-                    text, lang, list(scanned.defs), 1, first - offset, end - offset, scanned
-                )
-                if found:
-                    return found
+            found = in_region(scanned) if scanned is not None else ""
+            if found:
+                return found
         # an indented Python class is no statement by itself; a braced class is, anywhere
         indented = lang == "python" and lines[first - 1][:1].isspace()
         alone = None if indented else region_analysis(lines, lang, start, end)
         if alone is not None:
-            text, analysis = alone
-            offset = start - 1
-            spans = list(analysis.defs)
-            return _class_in(text, lang, spans, 1, first - offset, end - offset, analysis)
+            return in_region(alone)
         text = file_text(lines)
         return _class_in(text, lang, file_spans(path, text, lang), start, first, end)
 

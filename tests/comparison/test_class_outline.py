@@ -59,15 +59,13 @@ def test_python_classes_are_outlined_from_indentation_without_a_parse(cache: Pat
             if span.kind != "class":
                 continue
             classes += 1
-            region = lines[span.start_line - 1 : span.end_line]
             scanned = class_analysis(lines, span.start_line, span.end_line)
             if scanned is None:
                 continue
+            text_alone, analysis = scanned
             answered += 1
             start, end = span.start_line, span.end_line
             whole = outline(text, "python", start, end, spans)
-            mine = outline(
-                "\n".join(region), "python", 1, end - start + 1, list(scanned.defs), scanned
-            )
+            mine = outline(text_alone, "python", 1, end - start + 1, list(analysis.defs), analysis)
             assert mine == whole, f"{file.name}:{start}-{end}"
     assert classes >= 50 and answered >= 0.98 * classes, (classes, answered)
