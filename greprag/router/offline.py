@@ -23,6 +23,7 @@ from greprag.router.probes import (
     definition,
     fragment_probes,
     import_probes,
+    module_aliases,
     string_key,
     subclass_probes,
     usage,
@@ -74,7 +75,7 @@ class RouterWeights:
     import_generic: float = 0.45  # generic imported names, in their own files only
     module_members: float = 0.6  # an imported module's members this file uses
     module_at_cursor: float = 1.0  # ``errors.`` at the cursor: all of the module's names
-    module_unused: float = 0.3  # an imported module not yet used: all of its names
+    module_unused: float = 0.7  # an imported module not yet used: all of its names
     base_member: float = 1.0  # ``self.lo``: members starting with ``lo`` in the bases' files
     # -- how many --------------------------------------------------------------------------
     generic_min_score: float = 1.0  # a generic name gets a definition probe from here up
@@ -110,7 +111,8 @@ class OfflineRouter:
         queries = fragment_probes(ctx.lang, [n for n in names if n.fragment], w.wildcard)
         queries += subclass_probes(ctx, w.subclass_wildcard)
         queries += import_probes(ctx, imported, code_without_imports(blanked), w)
-        self._add_definitions(queries, names, ctx.lang, top)
+        modules = module_aliases(ctx, imported)
+        self._add_definitions(queries, [n for n in names if n.name not in modules], ctx.lang, top)
         self._add_usages(queries, names, ctx.lang, top)
         literal = string_key(ctx, w.string_key)
         if literal is not None:

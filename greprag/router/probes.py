@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from greprag.context import LocalContext, untyped_receiver
+from greprag.context import ImportRef, LocalContext, untyped_receiver
 from greprag.languages import (
     IDENTIFIER_RE,
     USAGE,
@@ -36,6 +36,7 @@ __all__ = [
     "definition",
     "fragment_probes",
     "import_probes",
+    "module_aliases",
     "receiver_types",
     "string_key",
     "subclass_probes",
@@ -179,6 +180,8 @@ def import_probes(
         name = ref.name or ""
         if ref.local_name not in imported or not IDENTIFIER_RE.fullmatch(name):
             continue
+        if _module_path(ctx, ref, imported):
+            continue  # a module defines no name of its own: its members are probed
         if is_generic(name):
             generic[name] = imported[ref.local_name]
             continue
@@ -226,10 +229,9 @@ def _module_member_groups(
     unused: list[str] = []
     used = set(IDENTIFIER_RE.findall(code))
     for ref in ctx.imports:
-        path = imported.get(ref.local_name)
-        stem = path.rsplit("/", 1)[-1].removesuffix(".py") if path else ""
-        if not path or (ref.local_name not in (stem, "__init__") and (ref.name or "") != stem):
-            continue  # not a module import
+        path = _module_path(ctx, ref, imported)
+        if path is None:
+            continue
         members = list(dict.fromkeys(_members_used(ref.local_name, code)))
         if ctx.prefix.rstrip().endswith(f"{ref.local_name}."):
             groups.append(([ANY_NAME], weights.module_at_cursor, (path,)))
@@ -239,6 +241,24 @@ def _module_member_groups(
             unused.append(path)
     groups += [([ANY_NAME], weights.module_unused, (path,)) for path in unused[-UNUSED_MODULES:]]
     return groups
+
+
+def _module_path(ctx: LocalContext, ref: ImportRef, imported: dict[str, str]) -> str | None:
+    """The file of the Python module ``ref`` imports (``from . import errors``), or None
+    when it imports a name from a module."""
+    path = imported.get(ref.local_name)
+    if ctx.lang != "python" or not path:
+        return None
+    stem = path.rsplit("/", 1)[-1].removesuffix(".py")
+    if ref.local_name in (stem, "__init__") or (ref.name or "") == stem:
+        return path
+    return None
+
+
+def module_aliases(ctx: LocalContext, imported: dict[str, str]) -> set[str]:
+    """The names under which the file imports in-repo Python modules (``errors`` of
+    ``from . import errors``): no definition bears them."""
+    return {ref.local_name for ref in ctx.imports if _module_path(ctx, ref, imported)}
 
 
 _WORD_CHAR = re.compile(r"\w")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from greprag.context import build_local_context
 from greprag.router import OfflineRouter
+from greprag.router.offline import RouterWeights
 
 
 def _plan(src: str, lang: str, imported: dict[str, str] | None = None):
@@ -72,9 +73,35 @@ def test_router_probes_every_name_of_an_imported_module_not_yet_used():
     ctx = build_local_context(src, lang="python", path="pkg/setters.py")
     plan = OfflineRouter().plan(ctx, {"_config": "pkg/_config.py"})
     every_name = [q for q in plan.queries if q.paths == ("pkg/_config.py",) and q.identifier == "*"]
-    assert [q.weight for q in every_name] == [0.3]
+    assert [q.weight for q in every_name] == [RouterWeights().module_unused]
     used = src + "_config.x:\n        return value\n    "
     plan = OfflineRouter().plan(
         build_local_context(used, lang="python"), {"_config": "pkg/_config.py"}
     )
     assert not any(q.identifier == "*" for q in plan.queries)
+
+
+def test_router_spends_no_probe_on_a_module_name_and_keeps_the_unused_module_in_a_full_plan():
+    src = (
+        "from tornado import httputil, iostream, netutil\n"
+        "from tornado.escape import native_str\n\n"
+        "class Context:\n"
+        "    def apply(self, headers: httputil.HTTPHeaders, stream: iostream.IOStream):\n"
+        "        ip = headers.get('X-Forwarded-For', self.remote_ip)\n"
+        "        for ip in (cand.strip() for cand in reversed(ip.split(','))):\n"
+        "            if ip not in self.trusted_downstream:\n"
+        "                break\n"
+        "        ip = native_str(headers.get('X-Real-Ip', ip))\n"
+        "        if "
+    )
+    modules = {m: f"tornado/{m}.py" for m in ("httputil", "iostream", "netutil")}
+    _, plan = _plan(src, "python", {**modules, "native_str": "tornado/escape.py"})
+    assert len(plan.queries) == 10  # a full plan
+    assert not any(
+        q.identifier in modules and q.purpose in ("definition", "import") for q in plan.queries
+    )
+    assert not any(
+        q.purpose == "import" and any(m in q.identifier.split(",") for m in modules)
+        for q in plan.queries
+    )
+    assert any(q.paths == ("tornado/netutil.py",) and q.identifier == "*" for q in plan.queries)
