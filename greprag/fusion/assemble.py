@@ -1,10 +1,11 @@
 """From ranked candidates to the packed context: pool → merge → widen → pack.
 
 The top ``dedup_pool`` share of the ranking enters dedup (similar code, already the few best
-regions, enters whole); ranges are merged per file,
-widened to whole blocks lazily (only as packing reaches them) and packed best first into
-the budget. Lines of the file under the cursor are admitted only above the cursor, and
-only when asked. With ``dedup`` off every candidate is packed as its own range (the
+regions, enters whole); ranges are merged per file, widened to whole blocks lazily (only
+as packing reaches them) and packed best first into the budget. The ranking past the
+pool, merged on its own, follows: it is reached only when the pool leaves budget unused.
+Lines of the file under the cursor are admitted only above the cursor, and only when
+asked. With ``dedup`` off every candidate is packed as its own range (the
 paper's Naive GrepRAG and the no-dedup ablation).
 """
 
@@ -45,12 +46,14 @@ def _usage_only(item: MergedRange, plan: QueryPlan) -> bool:
     )
 
 
-def _pool(ranked: list[Candidate], share: float) -> list[Candidate]:
+def _pool(ranked: list[Candidate], share: float) -> tuple[list[Candidate], list[Candidate]]:
     """The top ``share`` of the probes' candidates and every similar-code candidate (the
-    route sends only its best regions), best first."""
-    pool = take_pool([c for c in ranked if c.route != SIMILAR_ROUTE], share)
+    route sends only its best regions), best first; and the probes' candidates past it."""
+    probed = [c for c in ranked if c.route != SIMILAR_ROUTE]
+    pool = take_pool(probed, share)
+    rest = probed[len(pool) :]
     pool += [c for c in ranked if c.route == SIMILAR_ROUTE]
-    return sorted(pool, key=lambda c: -c.score)
+    return sorted(pool, key=lambda c: -c.score), rest
 
 
 def _above_cursor_only(
@@ -87,11 +90,17 @@ def assemble(
     admit_above = s.include_current_file == "above"
     expansion: BlockExpansion | None = None
     if s.dedup:
-        merged = merge_ranges(_pool(ranked, s.dedup_pool), gap=s.merge_gap)
-        for item in merged:  # merge_ranges made these: set in place, no copies
-            item.usage_only = _usage_only(item, plan)
-        merged = _above_cursor_only(merged, current_path, cursor_line, admit_above)
-        expansion = BlockExpansion(merged, expand, gap=s.merge_gap)
+        pool, rest = _pool(ranked, s.dedup_pool)
+
+        def merged(candidates: list[Candidate]) -> list[MergedRange]:
+            ranges = merge_ranges(candidates, gap=s.merge_gap)
+            for item in ranges:  # merge_ranges made these: set in place, no copies
+                item.usage_only = _usage_only(item, plan)
+            return _above_cursor_only(ranges, current_path, cursor_line, admit_above)
+
+        expansion = BlockExpansion(
+            merged(pool), expand, gap=s.merge_gap, later=lambda: merged(rest)
+        )
         ranges: Iterable[MergedRange] = expansion
     else:
         ranges = _above_cursor_only(no_dedup(ranked), current_path, cursor_line, admit_above)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from greprag.models import Candidate
 
@@ -88,11 +88,20 @@ class BlockExpansion:
     Only ranges that packing actually reaches are parsed and widened, so a retrieval
     parses a handful of files instead of every file with a hit. A widened block absorbs
     the lower-ranked ranges of its file that it overlaps or touches; a range that falls
-    inside a block already emitted is absorbed too.
+    inside a block already emitted is absorbed too. ``later`` ranges (the ranking past the
+    pool) are reached only once every range before them was: they fill a budget the pool
+    leaves unused, and no block before them absorbs them.
     """
 
-    def __init__(self, ranges: list[MergedRange], expand: Expander, gap: int = 0) -> None:
+    def __init__(
+        self,
+        ranges: list[MergedRange],
+        expand: Expander,
+        gap: int = 0,
+        later: Callable[[], list[MergedRange]] | None = None,
+    ) -> None:
         self._ranked = list(ranges)
+        self._later = later
         self._next = 0  # ranges before it were taken or absorbed
         self._pending: dict[str, list[MergedRange]] = defaultdict(list)  # per file, ranked
         for item in self._ranked:
@@ -106,7 +115,7 @@ class BlockExpansion:
         return a.start_line <= end + 1 + self._gap and start <= a.end_line + 1 + self._gap
 
     def __iter__(self):
-        while self._next < len(self._ranked):
+        while self._next < len(self._ranked) or self._reach_later():
             item = self._ranked[self._next]
             self._next += 1
             if id(item) in self._absorbed:
@@ -139,6 +148,43 @@ class BlockExpansion:
                     item.start_line, item.end_line = start, end
             emitted.append(item)
             yield item
+
+    def _reach_later(self) -> bool:
+        """Queue the ``later`` ranges (once); True when that gave more to take."""
+        if self._later is None:
+            return False
+        more = [piece for item in self._later() for piece in self._clear_of_emitted(item)]
+        self._later = None
+        self._ranked += more
+        for item in more:
+            self._pending[item.path].append(item)
+        return bool(more)
+
+    def _clear_of_emitted(self, item: MergedRange) -> list[MergedRange]:
+        """``item`` cut to its runs of hit lines that neither overlap nor touch a block
+        already emitted: a later range may reach into one, since none absorbed it."""
+        emitted = self._emitted[item.path]
+        if not any(self._touches(e, item.start_line, item.end_line) for e in emitted):
+            return [item]
+        pieces: list[MergedRange] = []
+        for line in sorted(item.match_lines):
+            if any(e.start_line - 1 <= line <= e.end_line + 1 for e in emitted):
+                continue
+            last = pieces[-1] if pieces else None
+            if last is not None and not any(last.end_line < e.start_line <= line for e in emitted):
+                last.end_line = line
+                last.match_lines.add(line)
+            else:
+                pieces.append(
+                    replace(
+                        item,
+                        start_line=line,
+                        end_line=line,
+                        match_lines={line},
+                        queries=set(item.queries),
+                    )
+                )
+        return pieces
 
     def _absorb(self, item: MergedRange) -> bool:
         """Fold the pending ranges of ``item``'s file that overlap or touch it into it;

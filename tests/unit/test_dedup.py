@@ -72,3 +72,29 @@ def test_a_range_touching_a_widened_block_is_widened_with_it_never_cut():
     # stop() touched run()'s first line: the block takes run() whole, and with it the class
     # stop() sits in, so it neither ends at a def line nor leaves the class half open
     assert (blocks[0].start_line, blocks[0].end_line) == (1, 12)
+
+
+def test_ranges_past_the_pool_come_last_are_made_only_when_reached_and_are_not_absorbed():
+    from greprag.fusion.dedup import BlockExpansion, MergedRange
+    from greprag.syntax import BlockWidener
+
+    made: list[str] = []
+
+    def later() -> list[MergedRange]:
+        made.append("later")
+        return [
+            # reaches into the block of stop() (5-7): only its hit past it is left
+            MergedRange("e.py", 6, 11, 0.2, "grep", match_lines={6, 11}),
+            MergedRange("f.py", 2, 2, 0.1, "grep", match_lines={2}),
+        ]
+
+    widen = BlockWidener(lambda _path: ENGINE * 8, None, 0)
+    expansion = BlockExpansion(
+        [MergedRange("e.py", 5, 5, 0.9, "grep", match_lines={5})], widen, later=later
+    )
+    blocks = iter(expansion)
+    first = next(blocks)
+    assert made == [] and (first.start_line, first.end_line) == (5, 7)  # stop() alone
+    rest = list(blocks)
+    assert made == ["later"]
+    assert [(b.path, b.start_line, b.end_line) for b in rest] == [("e.py", 10, 12), ("f.py", 2, 3)]
