@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "base_member_probes",
+    "binding_probes",
     "code_without_imports",
     "definition",
     "fragment_probes",
@@ -281,6 +282,16 @@ def _members_used(alias: str, code: str) -> list[str]:
 
 
 # -- the second hop ------------------------------------------------------------------
+def binding_probes(plan: QueryPlan, receiver: str | None) -> set[int]:
+    """The plan's definition probes of ``receiver``: they find its bindings elsewhere
+    (``self.x = Loader(...)``, ``x: Loader``)."""
+    return {
+        i
+        for i, q in enumerate(plan.queries)
+        if q.identifier == receiver and q.purpose == "definition"
+    }
+
+
 def receiver_types(
     ctx: LocalContext,
     plan: QueryPlan,
@@ -298,11 +309,7 @@ def receiver_types(
     receiver = untyped_receiver(ctx)
     if receiver is None:
         return []
-    probes = {
-        i
-        for i, q in enumerate(plan.queries)
-        if q.identifier == receiver and q.purpose == "definition"
-    }
+    probes = binding_probes(plan, receiver)
     types: list[str] = []
     for cand in candidates:
         if probes.isdisjoint(cand.queries):

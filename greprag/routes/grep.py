@@ -20,6 +20,7 @@ from itertools import groupby
 from pathlib import Path
 
 from greprag.config import Settings
+from greprag.context import untyped_receiver
 from greprag.errors import SearchError
 from greprag.files import FileCache
 from greprag.languages import get_language
@@ -43,7 +44,7 @@ from greprag.rg import (
 )
 from greprag.rg import rg_pattern as rg_regex
 from greprag.router.names import external_names
-from greprag.router.probes import receiver_types, type_probes
+from greprag.router.probes import binding_probes, receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
 # purposes of queries built from GrepRAG's own templates (identifiers escaped), matched
@@ -53,6 +54,7 @@ MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 MAX_HITS_PER_QUERY = 200
 SECOND_HOP_TYPES = 3  # receiver types a second hop probes
 SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the cursor's own type: 1.0)
+BOUND_DEMOTION = 0.6  # the prior left to the receiver's bindings once its type is probed
 
 
 @dataclass
@@ -225,6 +227,7 @@ class GrepRoute:
         if not types:
             return hits
         extra = type_probes(ctx.lang, types[:SECOND_HOP_TYPES], weight=SECOND_HOP_WEIGHT)
+        hits.candidates = _demote_bindings(hits.candidates, plan, untyped_receiver(ctx))
         more = self._pass(
             RouteRequest(
                 QueryPlan(queries=extra, router=plan.router),
@@ -571,3 +574,15 @@ class GrepRoute:
                 )
             )
         return candidates
+
+
+def _demote_bindings(
+    candidates: list[Candidate], plan: QueryPlan, receiver: str | None
+) -> list[Candidate]:
+    """The receiver's bindings (``style = ...`` in every file) once the second hop read its
+    type off them: their job is done, and the type's definition outranks them."""
+    probes = binding_probes(plan, receiver)
+    return [
+        replace(c, prior=c.prior * BOUND_DEMOTION) if set(c.queries) <= probes else c
+        for c in candidates
+    ]

@@ -35,6 +35,26 @@ def test_second_hop_types_a_receiver_from_its_assignment_elsewhere(tmp_path):
     assert any(b.path == "storage.py" and "def put_blob" in b.text for b in res.blocks)
 
 
+def test_once_the_second_hop_types_the_receiver_its_bindings_rank_below_the_type(tmp_path):
+    """``store = ...`` in many files told the second hop the type; past that they only
+    crowd the budget, so the type's definition outranks them."""
+    from greprag import Retriever
+
+    (tmp_path / "storage.py").write_text(
+        "class BlobBucket:\n    def put_blob(self, key, data):\n        return key\n"
+    )
+    for i in range(12):
+        (tmp_path / f"app{i}.py").write_text(
+            f"from storage import BlobBucket\n\n\nclass Worker{i}:\n    def __init__(self):\n"
+            f"        self.store = BlobBucket()\n        self.key = {i}\n"
+        )
+    (tmp_path / "job.py").write_text("class Job:\n    def run(self, key):\n        self.store.\n")
+    res = Retriever(tmp_path, routes="grep").retrieve(file="job.py", line=3, column=19)
+    assert any(q.purpose == "second hop" and q.identifier == "BlobBucket" for q in res.queries)
+    ranked = [b.path for b in sorted(res.blocks, key=lambda b: -b.score)]
+    assert ranked[0] == "storage.py", ranked
+
+
 def test_a_probe_limited_to_one_file_crowds_no_hits_out_of_the_others(tmp_path):
     """A probe of every definition in one module runs over that module alone: in one rg
     process with the rest, its matches used up rg's per-file line cap everywhere."""
