@@ -19,5 +19,6 @@ def test_summary_takes_medians_over_rounds_and_ratios_per_round() -> None:
     cells = [c.strip() for c in table[2].strip("|").split("|")]
     assert cells[:5] == ["django", "1,234", "25.0 ms", "120.0 ms", "75.0 ms"]
     # ratios are taken per round, then the median: (5.0 + 3.5) / 2 and (3.0 + 3.0) / 2
-    assert cells[5:8] == ["4.25×", "3.00×", "1.83"]
+    # p95/p50 per round, then the median: (1.5 + 1.43) / 2 → (2.0 + 1.67) / 2
+    assert cells[5:8] == ["4.25×", "3.00×", "1.46 → 1.83"]
     assert cells[8] == "140 → 90 ms"
