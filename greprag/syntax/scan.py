@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from greprag.files import LinesMemo
@@ -117,15 +118,7 @@ def _py_unit_end(scan: _PyScan, head: int) -> int:
     if known is not None:
         return known
     base = scan.indents[head]
-    last = head
-    code_indents, lines = scan.code_indents, scan.lines
-    for n in range(head + 1, len(lines)):
-        indent = code_indents[n]
-        if indent == _NOT_CODE:
-            continue
-        if indent <= base and not _closes(lines[n]):
-            break
-        last = n
+    last = _last_within(scan, head, base, len(scan.lines) - 1, _closes)
     last = _comment_tail(scan, _string_tail(scan, last), base)
     scan.unit_ends[head] = last
     return last
@@ -252,13 +245,21 @@ def _py_statement(scan: _PyScan, first: int, class_head: int) -> tuple[int, int]
 def statement_last(scan: _PyScan, first: int, level: int, stop: int) -> int:
     """0-based last line of the statement at ``first`` in a body indented ``level``: the
     code lines after it, up to ``stop``, indented deeper or going on (``)``, ``else:``)."""
+    return _last_within(scan, first, level, stop, _goes_on)
+
+
+def _last_within(
+    scan: _PyScan, first: int, level: int, stop: int, continues: Callable[[str], bool]
+) -> int:
+    """0-based last code line after ``first``, up to ``stop``, before the first one
+    indented ``level`` or less that does not ``continue`` what is above it."""
     lines, code_indents = scan.lines, scan.code_indents
     last = first
     for n in range(first + 1, stop + 1):
         indent = code_indents[n]
         if indent == _NOT_CODE:
             continue
-        if indent <= level and not _goes_on(lines[n]):
+        if indent <= level and not continues(lines[n]):
             break
         last = n
     return last
