@@ -138,7 +138,7 @@ class Settings:
     merge_gap: int = 1
     max_queries: int = 10
     window_lines: int = 30
-    include_current_file: str = "no"
+    include_current_file: str = "below"
     max_block_share: float = 0.125
     max_usage_tokens: int = 160
     rg_path: str = ""
@@ -174,7 +174,7 @@ class Settings:
             "router": tuple(ROUTERS),
             "routes": ("grep", "dense", "auto"),
             "rerank": ("bm25", "jaccard", "none"),
-            "include_current_file": ("no", "above"),
+            "include_current_file": ("no", "above", "below"),
             "dense_backend": ("", "int8", "fp32"),
         }
         for name, allowed in choices.items():

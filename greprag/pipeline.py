@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, context_at, context_of_text, repo_relative
+from greprag.cursor_file import cursor_file
 from greprag.errors import RetrievalError, RouterError
 from greprag.explain import explain_retrieval
 from greprag.files import FileCache, FileStore
@@ -153,13 +154,14 @@ class Retriever:
         clock.lap("context")
         plan = self._plan(ctx, imported)
         clock.lap("router")
+        files = FileCache(self.repo, self.files)
+        current = cursor_file(ctx, files.get, s.include_current_file)
         request = RouteRequest(
             plan,
             ctx,
-            FileCache(self.repo, self.files),
-            exclude_path=ctx.path,
+            files,
+            current=current,
             cursor_line=ctx.line,
-            admit_above_cursor=s.include_current_file == "above",
             k=s.dense_k,
             imported=imported,
         )
@@ -189,9 +191,8 @@ class Retriever:
             plan=plan,
             settings=s,
             lines_of=request.files.get,
-            expand=BlockWidener(request.files.get, ctx.path, ctx.line),
-            current_path=ctx.path,
-            cursor_line=ctx.line,
+            expand=BlockWidener(files.get, current),
+            current=current,
         )
         clock.lap("dedup_pack")
         packed = assembly.packed

@@ -110,6 +110,21 @@ def covering(res, path: str, line: int):
     return [b for b in res.blocks if b.path == path and b.start_line <= line <= b.end_line]
 
 
+def _written_until(repo: Path, path: str, line: int) -> int:
+    """The last line of the outermost function holding ``line`` by tree-sitter (else
+    ``line``): the code being written, which no block may show."""
+    from greprag.languages import language_for_path
+    from greprag.syntax.analysis import file_spans
+
+    text = (repo / path).read_text()
+    lang = language_for_path(path)
+    spans = file_spans(path, text, lang.name if lang else None)
+    ends = [
+        s.end_line for s in spans if s.kind == "function" and s.start_line <= line <= s.end_line
+    ]
+    return max(ends, default=line)
+
+
 def describe(res) -> str:
     """A compact listing of what came back, for assertion messages."""
     blocks = ", ".join(
@@ -120,12 +135,19 @@ def describe(res) -> str:
     return f"blocks=[{blocks}] queries=[{queries}] tokens={res.tokens}"
 
 
-def check_invariants(repo: Path, res, current: str | None, budget: int) -> None:
-    """Contract checks every retrieval must pass, whatever the scenario."""
+def check_invariants(
+    repo: Path, res, current: str | None, budget: int, line: int | None = None
+) -> None:
+    """Contract checks every retrieval must pass, whatever the scenario. ``current`` is
+    the file under the cursor, on ``line``: a block of it must lie below the function that
+    holds the cursor (tree-sitter's spans, not the scan retrieval uses, say where it ends).
+    """
     assert res.tokens <= budget, describe(res)
     assert res.tokens == count_tokens(res.context)
     for block in res.blocks:
-        assert block.path != current, f"current file in blocks: {describe(res)}"
+        if block.path == current:
+            assert line is not None, f"current file in blocks: {describe(res)}"
+            assert block.start_line > _written_until(repo, current, line), describe(res)
         assert not block.path.startswith(("/", "..")) and "\\" not in block.path
         assert 1 <= block.start_line <= block.end_line
         assert f"{block.path}:{block.start_line}-{block.end_line}" in res.context

@@ -4,9 +4,9 @@ The top ``dedup_pool`` share of the ranking enters dedup (similar code, already 
 regions, enters whole); ranges are merged per file, widened to whole blocks lazily (only
 as packing reaches them) and packed best first into the budget. The ranking past the
 pool, merged on its own, follows: it is reached only when the pool leaves budget unused.
-Lines of the file under the cursor are admitted only above the cursor, and only when
-asked. With ``dedup`` off every candidate is packed as its own range (the
-paper's Naive GrepRAG and the no-dedup ablation).
+Lines of the file under the cursor are admitted only where ``CursorFile`` says. With
+``dedup`` off every candidate is packed as its own range (the paper's Naive GrepRAG and
+the no-dedup ablation).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from greprag.config import Settings
+from greprag.cursor_file import CursorFile
 from greprag.fusion.dedup import (
     BlockExpansion,
     Expander,
@@ -56,21 +57,15 @@ def _pool(ranked: list[Candidate], share: float) -> tuple[list[Candidate], list[
     return sorted(pool, key=lambda c: -c.score), rest
 
 
-def _above_cursor_only(
-    ranges: list[MergedRange],
-    current_path: str | None,
-    cursor_line: int,
-    admit_above: bool,
-) -> list[MergedRange]:
-    """The current file's ranges clipped to the lines above the cursor, or dropped."""
-    if current_path is None:
-        return ranges
+def _admitted(ranges: list[MergedRange], current: CursorFile) -> list[MergedRange]:
+    """The current file's ranges clipped to its admitted lines, or dropped."""
     kept = []
     for r in ranges:
-        if r.path == current_path:
-            if not admit_above or r.start_line >= cursor_line:
+        if r.path == current.path:
+            start, end = current.clip(r.path, r.start_line, r.end_line)
+            if end < start:
                 continue
-            r = replace(r, end_line=min(r.end_line, cursor_line - 1))
+            r = replace(r, start_line=start, end_line=end)
         kept.append(r)
     return kept
 
@@ -82,12 +77,10 @@ def assemble(
     settings: Settings,
     lines_of: LinesOf,
     expand: Expander,
-    current_path: str | None,
-    cursor_line: int,
+    current: CursorFile,
 ) -> Assembly:
     """Pack ``ranked`` (best first) within ``settings.budget`` tokens."""
     s = settings
-    admit_above = s.include_current_file == "above"
     expansion: BlockExpansion | None = None
     if s.dedup:
         pool, rest = _pool(ranked, s.dedup_pool)
@@ -96,14 +89,14 @@ def assemble(
             ranges = merge_ranges(candidates, gap=s.merge_gap)
             for item in ranges:  # merge_ranges made these: set in place, no copies
                 item.usage_only = _usage_only(item, plan)
-            return _above_cursor_only(ranges, current_path, cursor_line, admit_above)
+            return _admitted(ranges, current)
 
         expansion = BlockExpansion(
             merged(pool), expand, gap=s.merge_gap, later=lambda: merged(rest)
         )
         ranges: Iterable[MergedRange] = expansion
     else:
-        ranges = _above_cursor_only(no_dedup(ranked), current_path, cursor_line, admit_above)
+        ranges = _admitted(no_dedup(ranked), current)
     packed = pack(
         ranges,
         lines_of,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from greprag.context import LocalContext, build_local_context
+from greprag.cursor_file import CursorFile
 from greprag.files import FileCache
 from greprag.models import Candidate, QueryPlan, Skip
 
@@ -30,19 +31,18 @@ class RouteRequest:
     """What one retrieval asks of every route.
 
     ``files`` is the retrieval's shared line cache (every route reads through it, so a
-    file is read once and never from outside the root). ``exclude_path`` is the file under
-    the cursor: its lines never come back, except those above ``cursor_line`` when
-    ``admit_above_cursor``. ``text`` is what a text route embeds; ``k`` how many candidates
-    such a route returns. ``imported`` maps the cursor file's in-repo imports to the files
-    they resolve to.
+    file is read once and never from outside the root). ``current`` is the file under the
+    cursor (``cursor_line``): the grep and similar routes show only the lines it admits,
+    the others none of it. ``text`` is what a text route embeds; ``k`` how many candidates such a
+    route returns. ``imported`` maps the cursor file's in-repo imports to the files they
+    resolve to.
     """
 
     plan: QueryPlan
     ctx: LocalContext
     files: FileCache
-    exclude_path: str | None = None
+    current: CursorFile = field(default_factory=CursorFile)
     cursor_line: int | None = None
-    admit_above_cursor: bool = False
     text: str = ""
     k: int = 20
     imported: dict[str, str] = field(default_factory=dict)
@@ -57,7 +57,7 @@ class RouteRequest:
             QueryPlan(queries=[]),
             build_local_context(text),
             FileCache(repo),
-            exclude_path=exclude_path,
+            current=CursorFile(exclude_path),
             text=text,
             k=k,
         )

@@ -97,7 +97,7 @@ class DenseRoute:
         index (none, damaged, outdated) or the extra cannot load."""
         self.index.require()  # before the model loads: no index, no search
         query_text = request.text or dense_query_text(request.ctx)
-        exclude_path = request.exclude_path
+        exclude_path = request.current.path  # chunks are not cut: the file is left out
         timings: dict[str, float] = {}
         notes: list[str] = []
         loaded = self.embedder.loaded

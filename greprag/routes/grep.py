@@ -21,6 +21,7 @@ from pathlib import Path
 
 from greprag.config import Settings
 from greprag.context import untyped_receiver
+from greprag.cursor_file import CursorFile
 from greprag.errors import SearchError
 from greprag.files import FileCache
 from greprag.languages import get_language
@@ -233,7 +234,7 @@ class GrepRoute:
                 QueryPlan(queries=extra, router=plan.router),
                 ctx,
                 request.files,
-                exclude_path=request.exclude_path,
+                current=request.current,
                 cursor_line=request.cursor_line,
             )
         )
@@ -253,8 +254,7 @@ class GrepRoute:
     def _pass(self, request: RouteRequest) -> RouteHits:
         """One rg pass over the request's plan."""
         plan, files = request.plan, request.files
-        exclude_path, cursor_line = request.exclude_path, request.cursor_line
-        admit_above_cursor = request.admit_above_cursor
+        current = request.current
         compiled = [c for i, q in enumerate(plan.queries) if (c := _compile(i, q)) is not None]
         stats = [QueryStats(index=i) for i in range(len(plan.queries))]
         for i in range(len(plan.queries)):
@@ -278,11 +278,7 @@ class GrepRoute:
                     continue
                 kept: list[RgMatch] = []
                 for match in in_file:
-                    if path == exclude_path and not (
-                        admit_above_cursor
-                        and cursor_line is not None
-                        and match.line_number < cursor_line
-                    ):
+                    if not current.admits(path, match.line_number):
                         continue
                     if len(match.text) > self.max_line_chars:
                         minified.add(path)
@@ -310,7 +306,7 @@ class GrepRoute:
                 stats[c.index].note = "regex over its time budget: stopped matching it"
                 notes.append(f"query {c.pattern_shown()} stopped: regex over its time budget")
         kept = self._narrow(hits_by_query, stats)
-        candidates = self._windows(plan, kept, files, exclude_path, cursor_line)
+        candidates = self._windows(plan, kept, files, current)
         return RouteHits(self.name, candidates, skipped=skipped, notes=notes, stats=stats)
 
     def _popen(self, argv: list[str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
@@ -538,8 +534,7 @@ class GrepRoute:
         plan: QueryPlan,
         kept: dict[int, list[RgMatch]],
         files: FileCache,
-        exclude_path: str | None,
-        cursor_line: int | None,
+        current: CursorFile,
     ) -> list[Candidate]:
         """One candidate per matched line: the line with its context, best query first."""
         by_line: dict[tuple[str, int], list[int]] = defaultdict(list)
@@ -554,10 +549,9 @@ class GrepRoute:
             best = max(indices, key=lambda i: plan.queries[i].weight)
             radius = plan.queries[best].context_lines
             lines = files.get(path)
-            last = len(lines)
-            if path == exclude_path and cursor_line is not None:
-                last = min(last, cursor_line - 1)
-            start, end = max(1, line - radius), min(last, line + radius)
+            start, end = current.clip(
+                path, max(1, line - radius), min(len(lines), line + radius), line
+            )
             if end < start:
                 continue
             candidates.append(

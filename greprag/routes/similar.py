@@ -235,11 +235,11 @@ class SimilarRoute:
         files: list[tuple[float, str, list[int], bytes, float]] = []
         for file in found:
             path, lines, words = file.path, file.lines, file.words
-            if path == request.exclude_path:
-                if not (request.admit_above_cursor and request.cursor_line):
+            if path == request.current.path:
+                shown = [i for i, n in enumerate(lines) if request.current.admits(path, n)]
+                if not shown:
                     continue
-                above = bisect_left(lines, request.cursor_line)
-                lines, words = lines[:above], words[:above]
+                lines, words = [lines[i] for i in shown], [words[i] for i in shown]
             boost = SAME_PACKAGE if folder is not None and path.rsplit("/", 1)[0] == folder else 1
             run = bytes(words)  # term numbers: fewer than MAX_TERMS
             bound = scores[run] / total * boost  # no region of the file scores more
@@ -278,16 +278,16 @@ class SimilarRoute:
             if not request.files.allowed(region.path):
                 continue
             text = request.files.get(region.path)
-            end = min(region.end, len(text))
-            if region.path == request.exclude_path and request.cursor_line:
-                end = min(end, request.cursor_line - 1)
-            lines = text[region.start - 1 : end]
-            if end < region.start or any(len(line) > self.grep.max_line_chars for line in lines):
+            start, end = request.current.clip(
+                region.path, region.start, min(region.end, len(text)), region.start
+            )
+            lines = text[start - 1 : end]
+            if end < start or any(len(line) > self.grep.max_line_chars for line in lines):
                 continue  # minified code: the grep route reports the file as a skip
             candidates.append(
                 Candidate(
                     path=region.path,
-                    start_line=region.start,
+                    start_line=start,
                     end_line=end,
                     text="\n".join(lines),
                     route=self.name,

@@ -38,6 +38,6 @@ class StaticRoute:
         kept = [
             replace(c, route=self.name)
             for c in self._answer(request)
-            if c.path != request.exclude_path and request.files.allowed(c.path)
+            if c.path != request.current.path and request.files.allowed(c.path)
         ]
         return RouteHits(self.name, kept)

@@ -582,6 +582,62 @@ def _above_decorators(scan: _PyScan, start: int, end: int) -> int:
     return end
 
 
+def function_end(lines: list[str], lang: str | None, line: int) -> int | None:
+    """1-based last line of the outermost function or method holding line ``line`` (its
+    header line included): a closure's, a lambda's or an anonymous class's enclosing
+    function holds it too. None at class or module level, in a language with neither
+    indentation nor braces to read, or where the scan cannot tell."""
+    if not 1 <= line <= len(lines) or lang not in _FUNCTION_SCANS:
+        return None
+    if lang == "python":
+        scan = python_scan(lines)
+        end = _py_function_end(scan, line - 1)
+    else:
+        braces = _SCANS.get(lines, False, lambda: _brace_scan(lines))
+        end = _brace_function_end(braces, line - 1) if braces is not None else None
+    return None if end is None else end + 1
+
+
+_FUNCTION_SCANS = frozenset({"python", "java", "javascript", "typescript", "go", "rust", "csharp"})
+
+
+def _py_function_end(scan: _PyScan, first: int) -> int | None:
+    """0-based last line of the outermost def holding line ``first``, below any class."""
+    lines = scan.lines
+    is_def = (
+        scan.code[first] and _PY_HEADER.match(lines[first]) and not _PY_CLASS.match(lines[first])
+    )
+    head = first if is_def else -1
+    n = _enclosing_header(scan, first, scan.code_indents[first])
+    while n >= 0 and not _PY_CLASS.match(lines[n]):
+        head = n
+        n = _enclosing_header(scan, n, scan.indents[n])
+    return _py_unit_end(scan, head) if head >= 0 else None
+
+
+def _brace_function_end(scan: _BraceScan, first: int) -> int | None:
+    """0-based line closing the outermost function holding line ``first``, below any
+    class (an anonymous one and blocks of control statements are looked through)."""
+    head = -1
+    code = scan.code[first]
+    if code.count("{") > code.count("}"):  # the line opens a block: its own header
+        header = _brace_header(scan, first)
+        if not _inner_block(scan, first, header) and not _declares_class(header):
+            head = first
+    target = scan.depth[first]
+    for n in range(first - 1, -1, -1):
+        if scan.depth[n] >= target or "{" not in scan.code[n]:
+            continue
+        target = scan.depth[n]  # line n opens a block holding the line
+        header = _brace_header(scan, n)
+        if _inner_block(scan, n, header):
+            continue
+        if _declares_class(header) and not _FUNC_LIKE.search(header):
+            break
+        head = n
+    return _brace_end(scan, head) if head >= 0 else None
+
+
 REGION_SHARE = 0.5  # a region over this share of its file: parse the file (cached) instead
 
 

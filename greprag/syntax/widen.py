@@ -2,17 +2,21 @@
 
 The fast local scan answers first; tree-sitter decides where the scan is unsure. Most of
 a small file is taken whole (its imports and constants explain the rest), and the file
-under the cursor is cut at the cursor: only its lines above it may be shown.
+under the cursor is cut to the run of admitted lines (``CursorFile``) that the hit is in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from greprag.files import file_text
 from greprag.languages import language_for_path
 from greprag.syntax.analysis import expand_in_region, expand_range, file_spans
 from greprag.syntax.scan import LocalExpander
+
+if TYPE_CHECKING:  # cursor_file reads spans through this package
+    from greprag.cursor_file import CursorFile
 
 __all__ = ["SMALL_FILE_LINES", "BlockWidener"]
 
@@ -24,25 +28,25 @@ class BlockWidener:
     :class:`greprag.fusion.dedup.BlockExpansion`.
 
     ``lines_of(path)`` gives a file's lines (read once, by the caller's cache);
-    ``current_path`` and ``cursor_line`` say where the cursor is, so the current file's
-    blocks end above it. One widener serves one retrieval; the scans and spans behind it
-    are kept per file content (the lines object), across retrievals.
+    ``current`` says which lines of the file under the cursor may be shown, so its
+    blocks stay within them (None: no file is under the cursor). One widener serves one
+    retrieval; the scans and spans behind it are kept per file content (the lines
+    object), across retrievals.
     """
 
     def __init__(
         self,
         lines_of: Callable[[str], list[str]],
-        current_path: str | None,
-        cursor_line: int,
+        current: CursorFile | None = None,
     ) -> None:
         self._lines_of = lines_of
-        self._current_path = current_path
-        self._cursor_line = cursor_line
+        self._current = current
         self._local = LocalExpander()
 
     def __call__(self, path: str, start: int, end: int) -> tuple[int, int]:
         """The whole blocks around lines [start, end] (1-based, inclusive) of ``path``."""
         lines = self._lines_of(path)
+        hit = start
         lang = language_for_path(path)
         name = lang.name if lang else None
         widened = self._local.expand(path, lines, name, start, end)
@@ -59,6 +63,4 @@ class BlockWidener:
             start, end = self._local.balance(path, lines, name, start, end) or (start, end)
         if len(lines) <= SMALL_FILE_LINES and (end - start + 1) * 2 >= len(lines):
             start, end = 1, len(lines)  # most of a small file: take its imports/constants too
-        if path == self._current_path:  # the current file's lines are admitted above the cursor
-            end = min(end, self._cursor_line - 1)
-        return start, end
+        return self._current.clip(path, start, end, hit) if self._current else (start, end)

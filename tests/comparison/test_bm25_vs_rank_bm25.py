@@ -13,6 +13,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from greprag import Retriever
+from greprag.cursor_file import CursorFile
 from greprag.files import FileCache
 from greprag.fusion.bm25 import bm25_scores, code_tokens
 from greprag.routes import RouteRequest
@@ -31,7 +32,9 @@ def test_bm25_matches_rank_bm25_on_grep_candidates(click_source: Path) -> None:
                 continue
             ctx = retriever.local_context(module, number)
             plan = retriever.plan(module, number)
-            request = RouteRequest(plan, ctx, FileCache(retriever.repo), exclude_path=ctx.path)
+            request = RouteRequest(
+                plan, ctx, FileCache(retriever.repo), current=CursorFile(ctx.path)
+            )
             candidates = retriever.grep.search(request).candidates
             if len(candidates) < 3:
                 continue

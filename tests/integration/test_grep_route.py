@@ -59,6 +59,7 @@ def test_a_probe_limited_to_one_file_crowds_no_hits_out_of_the_others(tmp_path):
     """A probe of every definition in one module runs over that module alone: in one rg
     process with the rest, its matches used up rg's per-file line cap everywhere."""
     from greprag import Retriever
+    from greprag.cursor_file import CursorFile
     from greprag.files import FileCache
     from greprag.models import Query, QueryPlan
     from greprag.routes import RouteRequest
@@ -78,7 +79,7 @@ def test_a_probe_limited_to_one_file_crowds_no_hits_out_of_the_others(tmp_path):
     retriever = Retriever(tmp_path, routes="grep")
     ctx = retriever.local_context("user.py", 3, 1)
     route = GrepRoute(tmp_path, max_count_per_file=10)
-    hits = route.search(RouteRequest(plan, ctx, FileCache(tmp_path), "user.py", 3))
+    hits = route.search(RouteRequest(plan, ctx, FileCache(tmp_path), CursorFile("user.py"), 3))
     found = {(c.path, c.query_index) for c in hits.candidates}
     assert ("big.py", 1) in found  # past big.py's first ten definitions
     assert {path for path, index in found if index == 0} == {"mod.py"}

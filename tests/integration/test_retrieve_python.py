@@ -121,15 +121,20 @@ def test_adjacent_definitions_merge_into_one_block(py_repo, retriever):
     assert "def compute_mean" in both[0].text and "def compute_spread" in both[0].text
 
 
-def test_current_file_never_in_blocks(py_repo, retriever):
+def test_the_current_file_shows_only_code_below_the_function_being_written(py_repo, retriever):
+    below = []
     for at in (
         cursor(py_repo, "pipeline/processor.py", "return rows", "        "),
         cursor(py_repo, "data/loader.py", "rows = self._read_rows()", "rows = self."),
         cursor(py_repo, "transforms/scale.py", "columns = self.numeric_columns", "self."),
     ):
         res = retriever.retrieve(**at.kwargs())
-        check_invariants(py_repo, res, at.file, BUDGET)
+        check_invariants(py_repo, res, at.file, BUDGET, at.line)
         assert res.blocks, f"nothing retrieved at {at}"
+        below += [b for b in res.blocks if b.path == at.file]
+        off = Retriever(py_repo, include_current_file="no").retrieve(**at.kwargs())
+        check_invariants(py_repo, off, at.file, BUDGET)  # none of it
+    assert below, "no sibling below the cursor's function was shown"
 
 
 def test_plan_is_offline_bounded_and_typed(py_repo, retriever):

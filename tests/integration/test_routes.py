@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from greprag import Retriever
+from greprag.cursor_file import CursorFile
 from greprag.files import FileCache
 from greprag.models import Candidate, Query, QueryPlan
 from greprag.routes import Route, RouteRequest
@@ -65,7 +66,7 @@ def test_a_static_route_answer_can_depend_on_the_request(py_repo):
 
     where = cursor(py_repo, "pipeline/processor.py", "self.loader.", "self.loader.")
     Retriever(py_repo, routes=[StaticRoute(answer)]).retrieve(**where.kwargs())
-    assert seen and seen[0].exclude_path == where.file and seen[0].cursor_line == where.line
+    assert seen and seen[0].current.path == where.file and seen[0].cursor_line == where.line
     assert seen[0].imported.get("DataLoader") == "data/loader.py"
 
 
@@ -73,7 +74,7 @@ def _similar_request(repo, where) -> tuple[RouteRequest, SimilarRoute]:
     retriever = Retriever(repo)
     ctx = retriever.local_context(where.file, where.line, where.column)
     request = RouteRequest(
-        QueryPlan(queries=[]), ctx, FileCache(retriever.repo), ctx.path, ctx.line
+        QueryPlan(queries=[]), ctx, FileCache(retriever.repo), CursorFile(ctx.path), ctx.line
     )
     return request, SimilarRoute(GrepRoute(retriever.repo))
 
@@ -107,16 +108,16 @@ def test_the_sibling_is_packed_whole_from_the_similar_route(py_repo):
     assert all("similar" not in b.route for b in off.blocks)
 
 
-def test_the_similar_route_admits_the_current_file_only_above_the_cursor(java_repo):
+def test_the_similar_route_admits_only_the_current_files_lines_it_is_told(java_repo):
     worker = "src/main/java/com/shop/workers/CleanupWorker.java"
     where = cursor(java_repo, worker, 'config.get("cleanup")', "        ")
     request, route = _similar_request(java_repo, where)
     found = {c.path for c in route.search(request).candidates}
     assert worker not in found
     assert {p.rsplit("/", 1)[-1] for p in found} >= {"MetricsWorker.java", "ReportWorker.java"}
-    request.admit_above_cursor = True
+    request.current = CursorFile(worker, ((1, where.line - 1),))
     above = [c for c in route.search(request).candidates if c.path == worker]
-    assert all(c.end_line < where.line for c in above)
+    assert above and all(c.end_line < where.line for c in above)
 
 
 def test_a_failing_rg_costs_the_similar_route_its_answer_not_the_retrieval(py_repo, tmp_path):

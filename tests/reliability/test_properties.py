@@ -12,9 +12,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from greprag.config import Settings
+from greprag.context import LocalContext
+from greprag.cursor_file import CURRENT_FILE_MODES, cursor_file
 from greprag.errors import QueryRejected
 from greprag.files import FileCache, inside, read_bytes, safe_relative
 from greprag.fusion.assemble import assemble
+from greprag.languages import language_for_path
 from greprag.models import Candidate, Query, QueryPlan
 from greprag.rg import SearchSpec, build_argv
 from greprag.router.validate import validate_plan
@@ -189,21 +192,22 @@ _PLAN_TWO = QueryPlan(
     _candidates(),
     st.integers(40, 3000),
     st.booleans(),
-    st.sampled_from(["no", "above"]),
+    st.sampled_from(CURRENT_FILE_MODES),
     st.sampled_from(FILES),
 )
-def test_packing_keeps_its_promises(candidates, budget, dedup, above, current):
+def test_packing_keeps_its_promises(candidates, budget, dedup, mode, current):
     files = FileCache(Path(os.path.realpath(REPO)))
-    s = Settings(budget=budget, dedup=dedup, include_current_file=above)
+    s = Settings(budget=budget, dedup=dedup, include_current_file=mode)
     cursor = max(2, len(_LINES[current]) // 2)
+    at = LocalContext("", "", "", path=current, lang=language_for_path(current).name, line=cursor)
+    shown = cursor_file(at, files.get, mode)
     packed = assemble(
         candidates,
         plan=_PLAN_TWO,
         settings=s,
         lines_of=files.get,
-        expand=BlockWidener(files.get, current, cursor),
-        current_path=current,
-        cursor_line=cursor,
+        expand=BlockWidener(files.get, shown),
+        current=shown,
     ).packed
     assert packed.tokens <= budget and packed.tokens == count_tokens(packed.context)
     by_file: dict[str, list] = {}
@@ -211,7 +215,8 @@ def test_packing_keeps_its_promises(candidates, budget, dedup, above, current):
         lines = _LINES[block.path]
         assert 1 <= block.start_line <= block.end_line <= len(lines)
         if block.path == current:
-            assert above == "above" and block.end_line < cursor
+            assert shown.run_of(block.start_line) == shown.run_of(block.end_line) is not None
+            assert mode == "below" or block.end_line < cursor
         assert block.text.strip(), block
         if not block.outline:
             assert block.text == "\n".join(lines[block.start_line - 1 : block.end_line])

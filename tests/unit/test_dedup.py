@@ -66,7 +66,7 @@ def test_a_range_touching_a_widened_block_is_widened_with_it_never_cut():
 
     first = MergedRange("e.py", 5, 5, 0.9, "grep", match_lines={5})
     touching = MergedRange("e.py", 8, 10, 0.5, "similar", match_lines={10})
-    widen = BlockWidener(lambda _path: ENGINE * 8, None, 0)  # a file too long to take whole
+    widen = BlockWidener(lambda _path: ENGINE * 8)  # a file too long to take whole
     blocks = list(BlockExpansion([first, touching], widen, gap=1))
     assert len(blocks) == 1
     # stop() touched run()'s first line: the block takes run() whole, and with it the class
@@ -88,7 +88,7 @@ def test_ranges_past_the_pool_come_last_are_made_only_when_reached_and_are_not_a
             MergedRange("f.py", 2, 2, 0.1, "grep", match_lines={2}),
         ]
 
-    widen = BlockWidener(lambda _path: ENGINE * 8, None, 0)
+    widen = BlockWidener(lambda _path: ENGINE * 8)
     expansion = BlockExpansion(
         [MergedRange("e.py", 5, 5, 0.9, "grep", match_lines={5})], widen, later=later
     )

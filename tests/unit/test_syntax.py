@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import greprag
+from greprag.cursor_file import CursorFile
 from greprag.syntax import (
     BlockWidener,
     Span,
@@ -591,30 +592,34 @@ def _module(n: int) -> list[str]:
 
 def test_widening_takes_most_of_a_small_file_whole() -> None:
     lines = _module(5)  # 22 lines
-    widen = BlockWidener(lambda path: lines, "other.py", 1)
+    widen = BlockWidener(lambda path: lines, CursorFile("other.py"))
     assert widen("a.py", 3, 3) == (3, 5)  # one function of a small file
     assert widen("a.py", 3, 15) == (1, len(lines))  # half of it: the whole file
 
 
 def test_widening_leaves_a_large_file_at_its_blocks() -> None:
     lines = _module(30)  # over 80 lines
-    widen = BlockWidener(lambda path: lines, None, 1)
+    widen = BlockWidener(lambda path: lines)
     assert widen("a.py", 8, 8) == (7, 9)
     assert widen("a.py", 4, 12) == (3, 13)
 
 
-def test_widening_cuts_the_current_file_at_the_cursor() -> None:
+def test_widening_cuts_the_current_file_to_the_admitted_lines_of_the_hit() -> None:
     lines = _module(30)
-    widen = BlockWidener(lambda path: lines, "a.py", 8)
+    widen = BlockWidener(lambda path: lines, CursorFile("a.py", ((1, 7),)))  # cursor on 8
     assert widen("a.py", 7, 7) == (7, 7)  # the function goes on below the cursor
     assert widen("b.py", 7, 7) == (7, 9)  # another file with the same lines: whole
+    below = BlockWidener(lambda path: lines, CursorFile("a.py", ((10, len(lines)),)))
+    assert below("a.py", 12, 12) == (11, 13)  # past the function being written: whole
+    start, end = below("a.py", 8, 8)  # in the function being written: nothing
+    assert end < start
 
 
 def test_widening_asks_tree_sitter_where_the_scan_is_unsure() -> None:
     lines = ["def g(x):", "    return x", "", "# at the margin: the scan leaves it to tree-sitter"]
     lines += ["", *_module(30)]
     text = "\n".join(lines)
-    widen = BlockWidener(lambda path: lines, None, 1)
+    widen = BlockWidener(lambda path: lines)
     assert LocalExpander().expand("a.py", lines, "python", 4, 4) is None
     assert widen("a.py", 4, 4) == expand_range(text, "python", 4, 4)
 

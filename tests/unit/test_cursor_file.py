@@ -1,0 +1,71 @@
+"""Which lines of the file under the cursor a retrieval may show."""
+
+from __future__ import annotations
+
+from greprag.context import LocalContext
+from greprag.cursor_file import CursorFile, cursor_file
+
+PY = [
+    "import os",  # 1
+    "",
+    "class Store:",  # 3
+    "    def load(self, key):",  # 4
+    "        def inner():",  # 5
+    "            return key",  # 6
+    "        return inner()",  # 7
+    "",
+    "    def save(self, key, value):",  # 9
+    "        os.write(key, value)",  # 10
+    "",
+    "TIMEOUT = 3",  # 12
+]
+
+JAVA = [
+    "class Store {",  # 1
+    "    int load(String key) {",  # 2
+    "        return key.length();",  # 3
+    "    }",  # 4
+    "    void save(String key) {",  # 5
+    "        log(key);",  # 6
+    "    }",  # 7
+    "}",  # 8
+]
+
+
+def _at(path: str, lang: str, line: int) -> LocalContext:
+    return LocalContext("", "", "", path=path, lang=lang, line=line)
+
+
+def _shown(lines: list[str], path: str, lang: str, line: int, mode: str) -> CursorFile:
+    return cursor_file(_at(path, lang, line), lambda _path: lines, mode)
+
+
+def test_below_admits_what_follows_the_outermost_function_holding_the_cursor():
+    assert _shown(PY, "s.py", "python", 6, "below").runs == ((8, 12),)  # in a closure
+    assert _shown(PY, "s.py", "python", 10, "below").runs == ((11, 12),)
+    assert _shown(PY, "s.py", "python", 4, "below").runs == ((8, 12),)  # on the def line
+    assert _shown(JAVA, "S.java", "java", 3, "below").runs == ((5, 8),)
+    assert _shown(JAVA, "S.java", "java", 7, "below").runs == ((8, 8),)  # on its last line
+
+
+def test_below_admits_nothing_where_the_code_being_written_has_no_known_end():
+    assert _shown(PY, "s.py", "python", 12, "below").runs == ()  # module level
+    assert _shown(PY, "s.py", "python", 2, "below").runs == ()
+    assert _shown(JAVA, "S.java", "java", 8, "below").runs == ()  # the class's end
+
+
+def test_the_other_modes():
+    assert _shown(PY, "s.py", "python", 6, "above").runs == ((1, 5),)
+    assert _shown(PY, "s.py", "python", 1, "above").runs == ()
+    assert _shown(PY, "s.py", "python", 6, "no").runs == ()
+    assert cursor_file(LocalContext("", "", ""), lambda _path: PY, "below") == CursorFile()
+
+
+def test_a_range_is_cut_to_the_run_its_anchor_is_in():
+    shown = CursorFile("s.py", ((1, 3), (8, 12)))
+    assert shown.admits("other.py", 5) and not shown.admits("s.py", 5)
+    assert shown.clip("other.py", 2, 9) == (2, 9)
+    assert shown.clip("s.py", 2, 9) == (2, 3)  # no anchor: the first run it overlaps
+    assert shown.clip("s.py", 2, 9, anchor=9) == (8, 9)
+    start, end = shown.clip("s.py", 4, 7)
+    assert end < start
