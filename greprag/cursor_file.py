@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from greprag.context import LocalContext
-from greprag.syntax.scan import function_end
+from greprag.syntax.scan import written_until
 
 CURRENT_FILE_MODES = ("no", "above", "below")
 
@@ -52,14 +52,14 @@ class CursorFile:
 def cursor_file(ctx: LocalContext, lines_of: Callable[[str], list[str]], mode: str) -> CursorFile:
     """What of the cursor's file (``ctx.path``, read by ``lines_of``) ``mode`` admits:
     ``no`` nothing, ``above`` the lines above the cursor, ``below`` the lines after the
-    outermost function-like definition holding the cursor (a closure's enclosing function
-    is being written too); nothing when it is in none: where the code being written ends
-    is then unknown."""
+    code being written: the outermost function holding the cursor (a closure's enclosing
+    function is being written too), else the definition or statement holding it at class
+    or module level; nothing where the scan cannot tell where that ends."""
     path, line = ctx.path, ctx.line
     if path is None or mode == "no":
         return CursorFile(path)
     if mode == "above":
         return CursorFile(path, ((1, line - 1),) if line > 1 else ())
     lines = lines_of(path)
-    end = function_end(lines, ctx.lang, line)
+    end = written_until(lines, ctx.lang, line)
     return CursorFile(path, ((end + 1, len(lines)),) if end and end < len(lines) else ())

@@ -582,20 +582,25 @@ def _above_decorators(scan: _PyScan, start: int, end: int) -> int:
     return end
 
 
-def function_end(lines: list[str], lang: str | None, line: int) -> int | None:
-    """1-based last line of the outermost function or method holding line ``line`` (its
-    header line included): a closure's, a lambda's or an anonymous class's enclosing
-    function holds it too. None at class or module level, in a language with neither
+def written_until(lines: list[str], lang: str | None, line: int) -> int | None:
+    """1-based last line of the code being written at line ``line``: the outermost
+    function or method holding it (its header line included; a closure's, a lambda's or
+    an anonymous class's enclosing function holds it too), else the definition or
+    statement holding it at class or module level. None in a language with neither
     indentation nor braces to read, or where the scan cannot tell."""
     if not 1 <= line <= len(lines) or lang not in _FUNCTION_SCANS:
         return None
     if lang == "python":
-        scan = python_scan(lines)
+        scan: _PyScan | _BraceScan | None = python_scan(lines)
         end = _py_function_end(scan, line - 1)
+        unit = python_expand(scan, line) if end is None else None
     else:
-        braces = _SCANS.get(lines, False, lambda: _brace_scan(lines))
-        end = _brace_function_end(braces, line - 1) if braces is not None else None
-    return None if end is None else end + 1
+        scan = _SCANS.get(lines, False, lambda: _brace_scan(lines))
+        end = _brace_function_end(scan, line - 1) if scan is not None else None
+        unit = brace_expand(scan, line) if end is None and scan is not None else None
+    if end is not None:
+        return end + 1
+    return unit[1] if unit is not None and unit[0] <= line <= unit[1] else None
 
 
 _FUNCTION_SCANS = frozenset({"python", "java", "javascript", "typescript", "go", "rust", "csharp"})

@@ -48,10 +48,12 @@ def test_below_admits_what_follows_the_outermost_function_holding_the_cursor():
     assert _shown(JAVA, "S.java", "java", 7, "below").runs == ((8, 8),)  # on its last line
 
 
-def test_below_admits_nothing_where_the_code_being_written_has_no_known_end():
-    assert _shown(PY, "s.py", "python", 12, "below").runs == ()  # module level
-    assert _shown(PY, "s.py", "python", 2, "below").runs == ()
-    assert _shown(JAVA, "S.java", "java", 8, "below").runs == ()  # the class's end
+def test_below_admits_what_follows_the_statement_or_class_at_module_or_class_level():
+    assert _shown(PY, "s.py", "python", 1, "below").runs == ((2, 12),)  # an import
+    assert _shown(PY, "s.py", "python", 3, "below").runs == ((11, 12),)  # a class header
+    assert _shown(PY, "s.py", "python", 12, "below").runs == ()  # the last line
+    assert _shown(PY, "s.py", "python", 2, "below").runs == ()  # blank: no unit to read
+    assert _shown(JAVA, "S.java", "java", 1, "below").runs == ()  # the class is the file
 
 
 def test_the_other_modes():
