@@ -11,6 +11,7 @@ queries also hit, or dropped.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from collections import defaultdict
@@ -214,7 +215,9 @@ class GrepRoute:
         priority order (not yet re-ranked). A second hop appends its probes to
         ``request.plan`` (so candidates, stats and ``Result.queries`` stay aligned)."""
         started = time.perf_counter()
-        hits = self._second_hop(request, self._pass(request))
+        hits = self._pass(request)
+        hits.candidates = _stand_ins(hits.candidates, request, hits.stats)
+        hits = self._second_hop(request, hits)
         hits.timings[self.name] = (time.perf_counter() - started) * 1000
         return hits
 
@@ -568,6 +571,56 @@ class GrepRoute:
                 )
             )
         return candidates
+
+
+def _stand_ins(
+    candidates: list[Candidate], request: RouteRequest, stats: list[QueryStats]
+) -> list[Candidate]:
+    """Usage standing in for a class the repository does not define (a library's, an
+    SDK's): when a class's definition probe found nothing, not even in the cursor's own
+    file, the usage probes of its name, and of a name declared with it as its type
+    (``View mView;`` for ``mView.``), take its weight. How the type is used is then the
+    best evidence of its members."""
+    plan, ctx = request.plan, request.ctx
+    here = request.files.get(ctx.path) if ctx.path else []
+    missing: dict[str, float] = {}
+    for st in stats:
+        query = plan.queries[st.index]
+        if query.purpose == "definition" and query.kind == "class" and not query.paths:
+            if st.hits or not query.identifier or _defined_in(here, query):
+                continue
+            missing[query.identifier] = max(missing.get(query.identifier, 0.0), query.weight)
+    if not missing:
+        return candidates
+    declared = {**ctx.assignments, **ctx.annotations}
+    raised: dict[int, float] = {}
+    for index, query in enumerate(plan.queries):
+        if query.purpose != "usage" or not query.identifier:
+            continue
+        name = query.identifier
+        kind = declared.get(name) or declared.get(f"self.{name}") or ""
+        types = [name, *_TYPE_NAME.findall(kind.split("<", 1)[0])[-1:]]  # Outer.Inner<T>
+        weight = max((missing.get(t, 0.0) for t in types), default=0.0)
+        if weight > query.weight:
+            raised[index] = weight
+    if not raised:
+        return candidates
+    return [
+        replace(c, prior=max(c.prior, max(raised.get(i, 0.0) for i in c.queries)))
+        if not raised.keys().isdisjoint(c.queries)
+        else c
+        for c in candidates
+    ]
+
+
+def _defined_in(lines: list[str], query: Query) -> bool:
+    """A line of ``lines`` matches the definition probe ``query``."""
+    matcher = LineMatcher.compile(query.pattern, fixed=query.fixed, trusted=True)
+    name = query.identifier
+    return matcher is not None and any(name in line and matcher.search(line) for line in lines)
+
+
+_TYPE_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def _demote_bindings(

@@ -84,3 +84,38 @@ def test_a_probe_limited_to_one_file_crowds_no_hits_out_of_the_others(tmp_path):
     assert ("big.py", 1) in found  # past big.py's first ten definitions
     assert {path for path, index in found if index == 0} == {"mod.py"}
     assert sum(1 for c in hits.candidates if c.query_index == 0) == 10  # its own cap
+
+
+def test_usage_stands_in_for_a_class_the_repository_does_not_define(tmp_path):
+    """``mView.`` with ``View`` an SDK class: its definition probe finds nothing, so how
+    ``mView`` is used elsewhere takes that probe's weight. A class the cursor's own file
+    defines is no such class, though its lines above the cursor are not searched."""
+    from greprag import Retriever
+    from greprag.cursor_file import CursorFile
+    from greprag.files import FileCache
+    from greprag.routes import RouteRequest
+    from greprag.routes.grep import GrepRoute
+
+    field = "    private View mView;\n    void show() {\n        mView.\n    }\n}\n"
+    usage = "class Other {\n    void hide() {\n        mView.setFocusable(false);\n    }\n}\n"
+
+    def usage_priors(top: str) -> tuple[float, list[float]]:
+        repo = tmp_path / str(len(top))
+        repo.mkdir()
+        (repo / "Other.java").write_text(usage)
+        (repo / "Widget.java").write_text(top + "class Widget {\n" + field)
+        line = top.count("\n") + 4
+        retriever = Retriever(repo, routes="grep")
+        ctx = retriever.local_context("Widget.java", line, 14)
+        plan = retriever.plan("Widget.java", line, 14)
+        request = RouteRequest(plan, ctx, FileCache(repo), CursorFile("Widget.java"), line)
+        hits = GrepRoute(repo).search(request)
+        view = next(q for q in plan.queries if q.identifier == "View" and q.kind == "class")
+        assert view.purpose == "definition"
+        other = [c.prior for c in hits.candidates if c.path == "Other.java"]
+        return view.weight, other
+
+    weight, priors = usage_priors("")
+    assert priors and max(priors) == weight  # no class View anywhere: usage stands in
+    weight, priors = usage_priors("class View {\n}\n")
+    assert priors and max(priors) < weight  # the cursor's file defines it
