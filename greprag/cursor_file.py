@@ -54,12 +54,25 @@ def cursor_file(ctx: LocalContext, lines_of: Callable[[str], list[str]], mode: s
     ``no`` nothing, ``above`` the lines above the cursor, ``below`` the lines after the
     code being written: the outermost function holding the cursor (a closure's enclosing
     function is being written too), else the definition or statement holding it at class
-    or module level; nothing where the scan cannot tell where that ends."""
+    or module level; nothing where the scan cannot tell where that ends, or where the
+    text before the cursor is not the file's (an editor's unsaved buffer: what lies
+    below it on disk may be anywhere, the code being written among it)."""
     path, line = ctx.path, ctx.line
     if path is None or mode == "no":
         return CursorFile(path)
     if mode == "above":
         return CursorFile(path, ((1, line - 1),) if line > 1 else ())
     lines = lines_of(path)
+    if not _on_disk(ctx, lines):
+        return CursorFile(path)
     end = written_until(lines, ctx.lang, line)
     return CursorFile(path, ((end + 1, len(lines)),) if end and end < len(lines) else ())
+
+
+def _on_disk(ctx: LocalContext, lines: list[str]) -> bool:
+    """The last lines before the cursor (``ctx.window``) are the file's own, up to it."""
+    window = ctx.window.split("\n")
+    first = ctx.line - len(window)
+    if first < 0 or ctx.line > len(lines):
+        return False
+    return lines[first : ctx.line - 1] == window[:-1] and lines[ctx.line - 1].startswith(window[-1])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from greprag.context import LocalContext
+from greprag.context import LocalContext, build_local_context
 from greprag.cursor_file import CursorFile, cursor_file
 
 PY = [
@@ -71,3 +71,15 @@ def test_a_range_is_cut_to_the_run_its_anchor_is_in():
     assert shown.clip("s.py", 2, 9, anchor=9) == (8, 9)
     start, end = shown.clip("s.py", 4, 7)
     assert end < start
+
+
+def test_below_admits_nothing_when_the_text_before_the_cursor_is_not_the_files():
+    def shown(before: str) -> CursorFile:
+        ctx = build_local_context(before, path="s.py", lang="python")
+        return cursor_file(ctx, lambda _path: PY, "below")
+
+    disk = "\n".join(PY[:9]) + "\n        os."  # the file up to line 10, column 11
+    assert shown(disk).runs == ((11, 12),)
+    edited = disk.replace("return inner()", "return inner() + 1")  # an unsaved buffer
+    assert shown(edited).runs == ()
+    assert shown("\n" + disk).runs == ()  # a line added above: the lines have moved
