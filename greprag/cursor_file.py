@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from greprag.context import LocalContext
 from greprag.syntax.scan import written_until
 
-CURRENT_FILE_MODES = ("no", "above", "below")
-
 
 @dataclass(frozen=True)
 class CursorFile:

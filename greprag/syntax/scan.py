@@ -588,7 +588,7 @@ def written_until(lines: list[str], lang: str | None, line: int) -> int | None:
     an anonymous class's enclosing function holds it too), else the definition or
     statement holding it at class or module level. None in a language with neither
     indentation nor braces to read, or where the scan cannot tell."""
-    if not 1 <= line <= len(lines) or lang not in _FUNCTION_SCANS:
+    if not 1 <= line <= len(lines) or lang not in _SCANNED_LANGUAGES:
         return None
     if lang == "python":
         scan: _PyScan | _BraceScan | None = python_scan(lines)
@@ -603,7 +603,9 @@ def written_until(lines: list[str], lang: str | None, line: int) -> int | None:
     return unit[1] if unit is not None and unit[0] <= line <= unit[1] else None
 
 
-_FUNCTION_SCANS = frozenset({"python", "java", "javascript", "typescript", "go", "rust", "csharp"})
+_SCANNED_LANGUAGES = frozenset(
+    {"python", "java", "javascript", "typescript", "go", "rust", "csharp"}
+)
 
 
 def _py_function_end(scan: _PyScan, first: int) -> int | None:

@@ -15,7 +15,7 @@ from greprag.languages import language_for_path
 from greprag.syntax.analysis import expand_in_region, expand_range, file_spans
 from greprag.syntax.scan import LocalExpander
 
-if TYPE_CHECKING:  # cursor_file reads spans through this package
+if TYPE_CHECKING:  # cursor_file imports this package's scan: at run time, a cycle
     from greprag.cursor_file import CursorFile
 
 __all__ = ["SMALL_FILE_LINES", "BlockWidener"]
