@@ -17,8 +17,10 @@ def explain_retrieval(
     stats: list[QueryStats],
     candidates: int,
     emitted: list[MergedRange],
+    shown: tuple[tuple[int, int], ...] = (),
 ) -> Explain:
-    """What ``--explain`` shows; ``stats`` has one entry per query of ``plan``."""
+    """What ``--explain`` shows; ``stats`` has one entry per query of ``plan``, ``shown``
+    the runs of the cursor's file that blocks may come from (``CursorFile.runs``)."""
     by_index = {st.index: st for st in stats}
     queries = []
     for i, q in enumerate(plan.queries):
@@ -46,6 +48,7 @@ def explain_retrieval(
             "class_bases": ctx.class_bases,
             "empty_body": ctx.empty_body,
             "imports_in_repo": imported,
+            "current_file_shown": [list(run) for run in shown],
         },
         queries=queries,
         candidates=candidates,

@@ -208,7 +208,13 @@ class Retriever:
             dropped=packed.dropped,
             routes=routes,
             explain=explain_retrieval(
-                ctx, imported, plan, hits.stats, len(hits.candidates), assembly.emitted
+                ctx,
+                imported,
+                plan,
+                hits.stats,
+                len(hits.candidates),
+                assembly.emitted,
+                current.runs,
             ),
         )
 

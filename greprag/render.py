@@ -75,6 +75,9 @@ def render_explain(result: Result) -> str:
         if ctx.get("imports_in_repo"):
             traced = ", ".join(f"{k} → {v}" for k, v in ctx["imports_in_repo"].items())
             out.append(f"imports traced: {traced}")
+        if ctx.get("path"):
+            runs = ", ".join(f"{low}-{high}" for low, high in ctx.get("current_file_shown", []))
+            out.append(f"current file shown: {'lines ' + runs if runs else 'none of it'}")
     out.append(f"router: {result.router}")
     if ex is not None:
         out.append("queries (pattern | kind | purpose | weight | hits/files → kept | note):")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +92,8 @@ def test_explain_shows_queries_hits_and_drops(java_repo):
     assert "drop" in shown.lower()
     for drop in result["dropped"]:
         assert drop["path"] in shown
+    below = re.search(r"current file shown: lines (\d+)-(\d+)", shown)
+    assert below and at.line < int(below[1]) <= int(below[2]), "the code below the method"
 
 
 def _error_cases(repo: Path, tmp: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
