@@ -520,6 +520,13 @@ def python_scan(lines: list[str]) -> _PyScan:
     return _SCANS.get(lines, True, lambda: _python_scan(lines))
 
 
+def _scan_of(lines: list[str], lang: str) -> _PyScan | _BraceScan | None:
+    """The indentation scan of a Python file, the brace scan of any other (None when its
+    braces do not balance), kept per file content."""
+    python = lang == "python"
+    return _SCANS.get(lines, python, lambda: _python_scan(lines) if python else _brace_scan(lines))
+
+
 def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:
     """[start, end] (1-based) grown to whole units of one level: up to the header of the
     block the first line sits in when the range runs out of that block, and down to the
@@ -590,16 +597,16 @@ def written_until(lines: list[str], lang: str | None, line: int) -> int | None:
     indentation nor braces to read, or where the scan cannot tell."""
     if not 1 <= line <= len(lines) or lang not in _SCANNED_LANGUAGES:
         return None
-    if lang == "python":
-        scan: _PyScan | _BraceScan | None = python_scan(lines)
-        end = _py_function_end(scan, line - 1)
-        unit = python_expand(scan, line) if end is None else None
+    scan = _scan_of(lines, lang)
+    if isinstance(scan, _PyScan):
+        end, expand_one = _py_function_end(scan, line - 1), python_expand
+    elif scan is not None:
+        end, expand_one = _brace_function_end(scan, line - 1), brace_expand
     else:
-        scan = _SCANS.get(lines, False, lambda: _brace_scan(lines))
-        end = _brace_function_end(scan, line - 1) if scan is not None else None
-        unit = brace_expand(scan, line) if end is None and scan is not None else None
+        return None
     if end is not None:
         return end + 1
+    unit = expand_one(scan, line)
     return unit[1] if unit is not None and unit[0] <= line <= unit[1] else None
 
 
@@ -670,19 +677,13 @@ class LocalExpander:
             return None
         return start + 1, end + 1
 
-    def _scan(self, lines: list[str], lang: str) -> _PyScan | _BraceScan | None:
-        python = lang == "python"
-        return _SCANS.get(
-            lines, python, lambda: _python_scan(lines) if python else _brace_scan(lines)
-        )
-
     def balance(
         self, path: str, lines: list[str], lang: str | None, start: int, end: int
     ) -> tuple[int, int] | None:
         """[start, end] grown to whole units of one level (a range of several units can
         start inside a class and end outside it, or the other way round); None when the
         scan cannot tell."""
-        scan = self._scan(lines, lang) if lang is not None else None
+        scan = _scan_of(lines, lang) if lang is not None else None
         if scan is None or not 1 <= start <= end <= len(lines):
             return None
         if isinstance(scan, _PyScan):
@@ -695,7 +696,7 @@ class LocalExpander:
         """The block around lines lo..hi, or None when tree-sitter should decide."""
         if lang is None:
             return None
-        scan = self._scan(lines, lang)
+        scan = _scan_of(lines, lang)
         if scan is None:
             return None
         expand_one = python_expand if isinstance(scan, _PyScan) else brace_expand
