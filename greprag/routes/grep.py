@@ -582,12 +582,11 @@ def _stand_ins(
     (``View mView;`` for ``mView.``), take its weight. How the type is used is then the
     best evidence of its members."""
     plan, ctx = request.plan, request.ctx
-    here = request.files.get(ctx.path) if ctx.path else []
     missing: dict[str, float] = {}
     for st in stats:
         query = plan.queries[st.index]
         if query.purpose == "definition" and query.kind == "class" and not query.paths:
-            if st.hits or not query.identifier or _defined_in(here, query):
+            if st.hits or not query.identifier or _defined_in(request, query):
                 continue
             missing[query.identifier] = max(missing.get(query.identifier, 0.0), query.weight)
     if not missing:
@@ -613,11 +612,15 @@ def _stand_ins(
     ]
 
 
-def _defined_in(lines: list[str], query: Query) -> bool:
-    """A line of ``lines`` matches the definition probe ``query``."""
+def _defined_in(request: RouteRequest, query: Query) -> bool:
+    """A line of the cursor's file matches the definition probe ``query`` (the search
+    leaves that file's lines above the cursor out)."""
+    path = request.ctx.path
     matcher = LineMatcher.compile(query.pattern, fixed=query.fixed, trusted=True)
+    if path is None or matcher is None:
+        return False
     name = query.identifier
-    return matcher is not None and any(name in line and matcher.search(line) for line in lines)
+    return any(name in line and matcher.search(line) for line in request.files.get(path))
 
 
 _TYPE_NAME = re.compile(r"[A-Za-z_$][\w$]*")
