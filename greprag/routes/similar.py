@@ -7,8 +7,10 @@ of the last lines before the cursor (the function being written first, when the 
 opens its empty body), finds every whole-word occurrence of them in one rg pass, and
 ranks short regions of the hit files by how much of that vocabulary they share, each word
 weighed by its rarity in the repository (its document frequency, from the same pass) and
-its closeness to the cursor. The best regions come back as candidates; fusion ranks them
-against everything else and widens them to whole blocks.
+its closeness to the cursor. The best regions come back as candidates, with the first
+lines of the cursor's own file below the code being written (its next sibling, which the
+rg pass may not reach); fusion ranks them against everything else and widens them to
+whole blocks.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ GENERIC = 0.5  # ``config``, ``data``, ``run``: shared by unrelated code
 WRITING = 2.0  # the function whose empty body the cursor opens
 SAME_PACKAGE = 1.25  # a region in the cursor file's own folder
 PROXIMITY_DECAY = 0.15
+NEXT_DOOR_LINES = 30  # lines of the cursor's file just below the code being written
+NEXT_DOOR_PRIOR = 0.5  # longer or higher, it crowds out definitions (docs/benchmarks.md)
 _BOUND_SLACK = 0.999  # room for float rounding when a file's bound is compared
 _STOP = words(
     "the this that these those with from into onto for and not are was were will would "
@@ -211,6 +215,7 @@ class SimilarRoute:
             else:
                 count = max(listed, len(found), 1)
                 hits.candidates = self._regions(request, terms, found, count)
+        hits.candidates += self._next_door(request)
         hits.timings[self.name] = (time.perf_counter() - started) * 1000
         return hits
 
@@ -266,6 +271,33 @@ class SimilarRoute:
             if last or len(candidates) >= MAX_REGIONS:
                 return candidates
         return []
+
+    def _next_door(self, request: RouteRequest) -> list[Candidate]:
+        """The first lines of the cursor's file that may be shown below the cursor: the
+        code right after the one being written (its next sibling, the helpers it calls)."""
+        current, line = request.current, request.ctx.line
+        run = next(((lo, hi) for lo, hi in current.runs if line is not None and lo > line), None)
+        if current.path is None or run is None:
+            return []
+        lines = request.files.get(current.path)
+        low, end = run[0], min(run[1], len(lines), run[0] + NEXT_DOOR_LINES - 1)
+        while low < end and not lines[low - 1].strip():
+            low += 1
+        shown = lines[low - 1 : end]
+        if not any(IDENTIFIER_RE.search(t) for t in shown) or any(
+            len(t) > self.grep.max_line_chars for t in shown
+        ):
+            return []  # a lone closing brace says nothing; minified code is skipped
+        return [
+            Candidate(
+                path=current.path,
+                start_line=low,
+                end_line=end,
+                text="\n".join(shown),
+                route=self.name,
+                prior=NEXT_DOOR_PRIOR,
+            )
+        ]
 
     def _candidates(self, request: RouteRequest, regions: list[_Region]) -> list[Candidate]:
         """The first ``MAX_REGIONS`` of ``regions`` (best first) that may be shown."""

@@ -37,7 +37,7 @@ def test_python_budget_respected_and_blocks_whole(py_repo, budget):
     retriever = Retriever(py_repo, budget=budget, router="offline")
     for at in _python_cursors(py_repo):
         res = retriever.retrieve(**at.kwargs())
-        check_invariants(py_repo, res, at.file, budget)
+        check_invariants(py_repo, res, at.file, budget, at.line)
         assert res.blocks, f"budget {budget} at {at}: nothing packed"
         for block in res.blocks:
             assert 0 < block.tokens <= res.tokens
@@ -53,7 +53,7 @@ def test_java_budget_respected(java_repo, budget):
     retriever = Retriever(java_repo, budget=budget, router="offline")
     for at in _java_cursors(java_repo):
         res = retriever.retrieve(**at.kwargs())
-        check_invariants(java_repo, res, at.file, budget)
+        check_invariants(java_repo, res, at.file, budget, at.line)
         assert res.blocks, f"budget {budget} at {at}: nothing packed"
 
 
@@ -71,7 +71,7 @@ def test_small_budget_drops_with_reasons(java_repo):
     at = _java_cursors(java_repo)[0]
     res = Retriever(java_repo, budget=300, router="offline").retrieve(**at.kwargs())
 
-    check_invariants(java_repo, res, at.file, 300)
+    check_invariants(java_repo, res, at.file, 300, at.line)
     assert res.dropped, f"nothing dropped at budget 300: {describe(res)}"
     assert all(drop.reason for drop in res.dropped)
     assert max(d.score for d in res.dropped) <= max(b.score for b in res.blocks)
@@ -87,7 +87,7 @@ def test_oversized_block_goes_in_as_outline(py_repo):
     budget = count_tokens(loader[0].text) // 2 + 40
     res = Retriever(py_repo, budget=budget, router="offline").retrieve(**at.kwargs())
 
-    check_invariants(py_repo, res, at.file, budget)
+    check_invariants(py_repo, res, at.file, budget, at.line)
     outline = [b for b in res.blocks if b.path == "data/loader.py"]
     assert outline and outline[0].outline, describe(res)
     assert "class DataLoader" in outline[0].text and "def load_batch" in outline[0].text
@@ -98,7 +98,7 @@ def test_special_token_text_is_plain_text(py_repo):
     at = cursor(py_repo, "pipeline/export.py", "marker.wrap", "marker.")
     res = Retriever(py_repo, budget=4096, router="offline").retrieve(**at.kwargs())
 
-    check_invariants(py_repo, res, at.file, 4096)
+    check_invariants(py_repo, res, at.file, 4096, at.line)
     assert any(b.path == "textutil/markers.py" for b in res.blocks), describe(res)
     assert "<|endoftext|>" in res.context
     assert res.tokens == count_tokens(res.context) > count_tokens("<|endoftext|>")

@@ -13,7 +13,7 @@ import pytest
 
 from greprag.models import Result
 from greprag.tokens import count_tokens
-from tests.conftest import Cursor, cursor
+from tests.conftest import Cursor, cursor, line_of
 
 RESULT_KEYS = set(Result([], "", 0, [], {}, "offline").to_dict())
 
@@ -54,7 +54,9 @@ def test_retrieve_json_has_the_result_shape(py_repo):
     assert data["router"] == "offline"
     assert data["tokens"] == count_tokens(data["context"]) <= 800
     assert any(block["path"] == "data/loader.py" for block in data["blocks"])
-    assert all(block["path"] != "pipeline/processor.py" for block in data["blocks"])
+    written = line_of(py_repo, "pipeline/processor.py", "return data")  # process_batch's end
+    own = [b for b in data["blocks"] if b["path"] == "pipeline/processor.py"]
+    assert all(block["start_line"] > written for block in own)
     assert data["queries"] and "total" in data["timings_ms"]
 
 

@@ -42,7 +42,7 @@ def _retrieve(repo, **settings):
 def test_a_good_plan_is_used(py_repo, llm_env):
     llm_env.reply(json.dumps(GOOD_PLAN))
     at, res = _retrieve(py_repo)
-    check_invariants(py_repo, res, at.file, 4096)
+    check_invariants(py_repo, res, at.file, 4096, at.line)
     assert res.router == "llm" and not res.fallbacks
     assert [q.pattern for q in res.queries] == [q["pattern"] for q in GOOD_PLAN["queries"]]
     assert any(b.path == "data/loader.py" and "def load_batch" in b.text for b in res.blocks)
@@ -60,7 +60,7 @@ def test_a_good_plan_is_used(py_repo, llm_env):
 def test_a_hostile_plan_is_refused_and_the_offline_router_answers(py_repo, llm_env, hostile):
     llm_env.reply(json.dumps({"queries": [hostile]}))
     at, res = _retrieve(py_repo)
-    check_invariants(py_repo, res, at.file, 4096)
+    check_invariants(py_repo, res, at.file, 4096, at.line)
     assert res.router == "offline"
     assert any("llm router failed" in note for note in res.fallbacks), res.fallbacks
     assert any(b.path == "data/loader.py" for b in res.blocks)

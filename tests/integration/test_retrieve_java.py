@@ -31,7 +31,7 @@ def test_enum_use_brings_constants_and_interface(java_repo, retriever):
     at = cursor(java_repo, HANDLER, "OrderStatus status = ", "OrderStatus status = ")
     res = retriever.retrieve(**at.kwargs())
 
-    check_invariants(java_repo, res, at.file, BUDGET)
+    check_invariants(java_repo, res, at.file, BUDGET, at.line)
     enum = [b for b in res.blocks if b.path == f"{SRC}/orders/OrderStatus.java"]
     assert enum, f"OrderStatus missing: {describe(res)}"
     constants = "".join(b.text for b in enum)
@@ -56,7 +56,7 @@ def test_generic_identifiers_do_not_flood(java_repo, retriever):
     at = cursor(java_repo, f"{SRC}/app/Bootstrap.java", "scheduler.submit", "scheduler.")
     res = retriever.retrieve(**at.kwargs())
 
-    check_invariants(java_repo, res, at.file, BUDGET)
+    check_invariants(java_repo, res, at.file, BUDGET, at.line)
     gold = line_of(java_repo, f"{SRC}/jobs/JobScheduler.java", r"public class JobScheduler")
     assert covering(res, f"{SRC}/jobs/JobScheduler.java", gold), describe(res)
     assert "public void submit" in res.context, describe(res)
@@ -78,7 +78,7 @@ def test_blocks_are_whole_and_queries_are_java(java_repo, retriever):
         cursor(java_repo, f"{SRC}/inventory/InventoryHandler.java", "int available", "int "),
     ):
         res = retriever.retrieve(**at.kwargs())
-        check_invariants(java_repo, res, at.file, BUDGET)
+        check_invariants(java_repo, res, at.file, BUDGET, at.line)
         assert res.blocks, f"nothing retrieved at {at}"
         assert all(q.lang == "java" for q in res.queries)
         for block in res.blocks:

@@ -25,7 +25,7 @@ def test_method_call_brings_the_class_from_another_file(py_repo, retriever):
     res = retriever.retrieve(**at.kwargs())
 
     assert isinstance(res, Result) and all(isinstance(b, Block) for b in res.blocks)
-    check_invariants(py_repo, res, at.file, BUDGET)
+    check_invariants(py_repo, res, at.file, BUDGET, at.line)
     assert res.router == "offline" and res.fallbacks == []
     loader = "".join(b.text for b in res.blocks if b.path == "data/loader.py")
     for member in ("class DataLoader", "def load_batch", "def load_all", "def get_schema"):
@@ -67,7 +67,7 @@ def test_empty_method_body_brings_base_class_and_sibling(py_repo, retriever):
     at = cursor(py_repo, "transforms/normalize.py", "raise NotImplementedError", "        ")
     res = retriever.retrieve(**at.kwargs())
 
-    check_invariants(py_repo, res, at.file, BUDGET)
+    check_invariants(py_repo, res, at.file, BUDGET, at.line)
     _assert_subclass_context(py_repo, res)
 
 
@@ -85,7 +85,7 @@ def test_generic_identifiers_do_not_flood(py_repo, retriever):
     at = cursor(py_repo, "jobs/runner.py", "engine.run()", "engine.")
     res = retriever.retrieve(**at.kwargs())
 
-    check_invariants(py_repo, res, at.file, BUDGET)
+    check_invariants(py_repo, res, at.file, BUDGET, at.line)
     gold = line_of(py_repo, "scheduler/engine.py", r"^class SchedulerEngine")
     assert covering(res, "scheduler/engine.py", gold), describe(res)
     best = max(res.blocks, key=lambda b: b.score)
@@ -105,7 +105,7 @@ def test_generic_identifiers_small_budget_keeps_the_definition(py_repo):
     at = cursor(py_repo, "jobs/runner.py", "engine.run()", "engine.")
     res = Retriever(py_repo, budget=400, router="offline").retrieve(**at.kwargs())
 
-    check_invariants(py_repo, res, at.file, 400)
+    check_invariants(py_repo, res, at.file, 400, at.line)
     assert "class SchedulerEngine" in res.context, describe(res)
 
 
@@ -113,7 +113,7 @@ def test_adjacent_definitions_merge_into_one_block(py_repo, retriever):
     at = cursor(py_repo, "pipeline/report.py", 'return {"column"', "    ")
     res = retriever.retrieve(**at.kwargs())
 
-    check_invariants(py_repo, res, at.file, BUDGET)
+    check_invariants(py_repo, res, at.file, BUDGET, at.line)
     mean = line_of(py_repo, "metrics/stats.py", r"def compute_mean")
     spread = line_of(py_repo, "metrics/stats.py", r"def compute_spread")
     both = [b for b in covering(res, "metrics/stats.py", mean) if b.end_line >= spread]
@@ -153,7 +153,7 @@ def test_skipped_files_are_reported_not_returned(junk_repo):
     at = cursor(junk_repo, "pipeline/processor.py", "self.loader.load_batch", "data = self.loader.")
     res = Retriever(junk_repo, budget=BUDGET, router="offline").retrieve(**at.kwargs())
 
-    check_invariants(junk_repo, res, at.file, BUDGET)
+    check_invariants(junk_repo, res, at.file, BUDGET, at.line)
     reasons = {skip.path: skip.reason.lower() for skip in res.skipped}
     expected = {
         "data/blob.py": ("binary",),

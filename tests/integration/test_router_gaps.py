@@ -71,7 +71,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_traced_open_call_is_probed_even_with_a_local_method_of_its_name(repo):
     at = cursor(repo, "view.py", "placed = arrange(", "gap=len(more)")
     res = Retriever(repo).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096)
+    check_invariants(repo, res, at.file, 4096, at.line)
     probes = [q for q in res.queries if q.identifier == "arrange" and q.purpose == "definition"]
     assert probes, [q.identifier for q in res.queries]
     grid = line_of(repo, "layout/grid.py", r"def arrange")
@@ -136,7 +136,7 @@ def test_this_in_a_subclass_reaches_the_base_in_the_same_package(tmp_path):
     repo = _repo(tmp_path / "zoo", JAVA)
     at = cursor(repo, "src/zoo/Cat.java", "return this.", "return this.")
     res = Retriever(repo).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096)
+    check_invariants(repo, res, at.file, 4096, at.line)
     base = line_of(repo, "src/zoo/Animal.java", r"class Animal")
     blocks = [b for b in res.blocks if b.path == "src/zoo/Animal.java"]
     assert blocks and blocks[0].start_line <= base <= blocks[0].end_line, describe(res)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from greprag import Retriever
-from greprag.cursor_file import CursorFile
+from greprag.cursor_file import CursorFile, cursor_file
 from greprag.files import FileCache
 from greprag.models import Candidate, Query, QueryPlan
 from greprag.routes import Route, RouteRequest
 from greprag.routes.grep import GrepRoute
-from greprag.routes.similar import SimilarRoute
+from greprag.routes.similar import NEXT_DOOR_PRIOR, SimilarRoute
 from greprag.routes.static import StaticRoute
 from tests.conftest import check_invariants, cursor, line_of
 
@@ -25,7 +25,7 @@ def test_a_static_route_is_scored_widened_and_packed_like_grep(py_repo):
     retriever = Retriever(py_repo, routes=[StaticRoute([hit, outside])])
     where = cursor(py_repo, "pipeline/processor.py", "self.loader.", "self.loader.")
     res = retriever.retrieve(**where.kwargs())
-    check_invariants(py_repo, res, where.file, 4096)
+    check_invariants(py_repo, res, where.file, 4096, where.line)
     assert [b.path for b in res.blocks] == ["data/loader.py"]
     block = res.blocks[0]
     assert block.start_line == head < block.end_line, "widened to the whole method"
@@ -100,7 +100,7 @@ def test_the_similar_route_finds_the_sibling_of_an_empty_body(py_repo):
 def test_the_sibling_is_packed_whole_from_the_similar_route(py_repo):
     where = cursor(py_repo, "transforms/normalize.py", "raise NotImplementedError", "        ")
     res = Retriever(py_repo).retrieve(**where.kwargs())
-    check_invariants(py_repo, res, where.file, 4096)
+    check_invariants(py_repo, res, where.file, 4096, where.line)
     sibling = [b for b in res.blocks if b.path == "transforms/scale.py"]
     assert sibling and "similar" in sibling[0].route.split("+")
     assert "scaled[column] = row[column] * self.factor" in sibling[0].text
@@ -128,3 +128,22 @@ def test_a_failing_rg_costs_the_similar_route_its_answer_not_the_retrieval(py_re
     request, _ = _similar_request(py_repo, where)
     hits = SimilarRoute(GrepRoute(py_repo, rg_path=str(fake))).search(request)
     assert hits.candidates == [] and hits.notes == ["similar: rg failed (2): broken"]
+
+
+def test_the_similar_route_offers_the_code_just_below_the_function_being_written(py_repo):
+    stats = "metrics/stats.py"
+    where = cursor(py_repo, stats, "self.seen += len(values)", "        ")
+    request, route = _similar_request(py_repo, where)
+    request.current = cursor_file(request.ctx, request.files.get, "below")
+    own = [c for c in route.search(request).candidates if c.path == stats]
+    spread = line_of(py_repo, stats, r"def compute_spread")
+    next_door = [c for c in own if not c.match_lines]  # not a region of sought words
+    assert [(c.start_line, c.route, c.prior) for c in next_door] == [
+        (spread, "similar", NEXT_DOOR_PRIOR)
+    ], own
+    assert next_door[0].end_line == len(request.files.get(stats))
+    assert "def percentile" in next_door[0].text
+    for mode in ("no", "above"):  # nothing below the cursor is admitted: nothing offered
+        request.current = cursor_file(request.ctx, request.files.get, mode)
+        own = [c for c in route.search(request).candidates if c.path == stats]
+        assert all(c.end_line < where.line for c in own)

@@ -41,7 +41,7 @@ def ask(stub, repo, monkeypatch):
             repo, router="llm", model="openai/stub-model", routes="grep", **settings
         )
         res = retriever.retrieve(file="app.py", line=4)
-        check_invariants(repo, res, "app.py", retriever.settings.budget)
+        check_invariants(repo, res, "app.py", retriever.settings.budget, 4)
         return res
 
     return run

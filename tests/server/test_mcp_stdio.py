@@ -70,7 +70,7 @@ def test_tools_retrieve_read_and_refusals_over_stdio(repo, tmp_path):
         blocks.append(Block(**meta, text="\n".join(lines)))
     context = text.split("\n\n", 1)[1]
     result = Result(blocks, context, answer.structured_content["tokens"], [], {}, "offline")
-    check_invariants(repo, result, at.file, 8000)
+    check_invariants(repo, result, at.file, 8000, at.line)
 
     for refused in (outside, absolute):
         assert refused.is_error

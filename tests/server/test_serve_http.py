@@ -49,7 +49,7 @@ def test_retrieve_answers_the_cli_json_shape_with_the_in_process_blocks(server, 
     got = [(b["path"], b["start_line"], b["end_line"]) for b in reply.body["blocks"]]
     assert got == [(b.path, b.start_line, b.end_line) for b in expected.blocks]
     assert any(path == "data/loader.py" for path, _, _ in got)
-    check_invariants(repo, Result.from_dict(reply.body), at["file"], 4096)
+    check_invariants(repo, Result.from_dict(reply.body), at["file"], 4096, at["line"])
 
 
 def test_a_repeated_request_is_served_from_the_answer_cache(server, repo):
@@ -165,7 +165,7 @@ def test_an_edit_never_returns_old_text_and_shows_after_the_debounce(server, rep
     try:
         right_away = server.post("/retrieve", at)  # before the watcher's batch: stats differ
         assert right_away.headers["x-greprag-cache"] == "miss"
-        check_invariants(repo, Result.from_dict(right_away.body), at["file"], 4096)
+        check_invariants(repo, Result.from_dict(right_away.body), at["file"], 4096, at["line"])
         server.wait_settled(after_batches=batches)
         after = server.post("/retrieve", at)
         quoted = "".join(b["text"] for b in after.body["blocks"] if b["path"] == "data/loader.py")
