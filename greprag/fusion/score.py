@@ -2,8 +2,9 @@
 prior, and bonuses for where the imports point.
 
 ``score = bm25 × min(1, BM25(candidate, window) / best BM25) + prior × router prior``,
-where the best BM25 is that of the probes' candidates (similar code's longer regions, the
-current file's next door above all, would otherwise rescale the probes' ranking); plus
+where the best BM25 is that of the candidates that matched something (the current file's
+next door, offered for its nearness, would otherwise often set the scale and rescale
+the whole ranking); plus
 ``import_bonus`` for a definition found exactly where the probed name's import points and
 ``definition_bonus`` for hits of definition probes. The weights were tuned on the benchmark
 (docs/benchmarks.md); ``rerank = "jaccard"`` ranks by Jaccard alone (the paper's Naive
@@ -16,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from greprag.config import Settings
 from greprag.fusion.bm25 import rerank, rerank_scores
-from greprag.models import SIMILAR_ROUTE, Candidate, Query, QueryPlan
+from greprag.models import Candidate, Query, QueryPlan
 
 __all__ = ["ScoreWeights", "import_files", "score_candidates"]
 
@@ -58,8 +59,8 @@ def score_candidates(
     if method == "jaccard":
         return rerank(candidates, window, "jaccard")
     bm25 = rerank_scores([c.text for c in candidates], window, method)
-    probed = [raw for c, raw in zip(candidates, bm25, strict=True) if c.route != SIMILAR_ROUTE]
-    top = max(probed, default=0.0) or max(bm25, default=0.0) or 1.0
+    matched = [raw for c, raw in zip(candidates, bm25, strict=True) if c.match_lines]
+    top = max(matched, default=0.0) or max(bm25, default=0.0) or 1.0
     scored = []
     for cand, raw in zip(candidates, bm25, strict=True):
         query = plan.queries[cand.query_index] if cand.query_index >= 0 else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from greprag.fusion.score import ScoreWeights, score_candidates
@@ -22,21 +24,33 @@ def _score(candidates: list[Candidate]) -> dict[str, float]:
     return {c.path: c.score for c in ranked}
 
 
-def test_long_similar_code_does_not_rescale_the_probes_ranking():
+def test_code_offered_without_a_match_does_not_rescale_the_ranking():
     weights = ScoreWeights()
-    probes = [
-        Candidate("loader.py", 1, 2, "def load_batch(self, index):\n    return rows", prior=0.9),
+    hits = [
+        Candidate(
+            "loader.py",
+            1,
+            2,
+            "def load_batch(self, index):\n    return rows",
+            prior=0.9,
+            match_lines=(1,),
+        ),
         *(
-            Candidate(f"other{i}.py", 1, 1, f"def unrelated{i}(): pass", prior=1.0)
+            Candidate(
+                f"other{i}.py", 1, 1, f"def unrelated{i}(): pass", prior=1.0, match_lines=(1,)
+            )
             for i in range(4)
         ),
     ]
-    # the current file's next door: 30 lines of code much like the window
-    similar = Candidate(
+    # the current file's next door: 30 lines much like the window, offered for nearness
+    next_door = Candidate(
         "current.py", 40, 70, "\n".join([WINDOW] * 15), route=SIMILAR_ROUTE, prior=0.5
     )
-    alone, joined = _score(probes), _score([*probes, similar])
-    best = weights.bm25 + weights.prior * 0.9  # the probes' best BM25 takes the full weight
+    alone, joined = _score(hits), _score([*hits, next_door])
+    best = weights.bm25 + weights.prior * 0.9  # the best match's BM25 takes the full weight
     assert alone["loader.py"] == pytest.approx(best)
     assert joined["loader.py"] == pytest.approx(best)
-    assert joined["current.py"] <= weights.bm25 + weights.prior * 0.5 + 1e-9
+    assert joined["current.py"] == pytest.approx(weights.bm25 + weights.prior * 0.5)
+    # a similar region that matched sets the scale like any hit
+    region = replace(next_door, match_lines=(40,))
+    assert _score([*hits, region])["loader.py"] < best
