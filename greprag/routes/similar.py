@@ -284,20 +284,10 @@ class SimilarRoute:
         while low < end and not lines[low - 1].strip():
             low += 1
         shown = lines[low - 1 : end]
-        if not any(IDENTIFIER_RE.search(t) for t in shown) or any(
-            len(t) > self.grep.max_line_chars for t in shown
-        ):
-            return []  # a lone closing brace says nothing; minified code is skipped
-        return [
-            Candidate(
-                path=current.path,
-                start_line=low,
-                end_line=end,
-                text="\n".join(shown),
-                route=self.name,
-                prior=NEXT_DOOR_PRIOR,
-            )
-        ]
+        if not any(IDENTIFIER_RE.search(text) for text in shown):
+            return []  # a lone closing brace says nothing
+        candidate = self._candidate(current.path, low, shown, NEXT_DOOR_PRIOR)
+        return [candidate] if candidate else []
 
     def _candidates(self, request: RouteRequest, regions: list[_Region]) -> list[Candidate]:
         """The first ``MAX_REGIONS`` of ``regions`` (best first) that may be shown."""
@@ -313,23 +303,39 @@ class SimilarRoute:
             start, end = request.current.clip(
                 region.path, region.start, min(region.end, len(text)), region.start
             )
-            lines = text[start - 1 : end]
-            if end < start or any(len(line) > self.grep.max_line_chars for line in lines):
-                continue  # minified code: the grep route reports the file as a skip
-            candidates.append(
-                Candidate(
-                    path=region.path,
-                    start_line=start,
-                    end_line=end,
-                    text="\n".join(lines),
-                    route=self.name,
-                    match_lines=region.hit_lines,
-                    # at most a definition probe's weight: by its prior alone, similar
-                    # code never outranks the definition the cursor needs
-                    prior=min(1.0, weight * region.score),
-                )
+            if end < start:
+                continue
+            # at most a definition probe's weight: by its prior alone, similar code never
+            # outranks the definition the cursor needs
+            prior = min(1.0, weight * region.score)
+            candidate = self._candidate(
+                region.path, start, text[start - 1 : end], prior, region.hit_lines
             )
+            if candidate:
+                candidates.append(candidate)
         return candidates
+
+    def _candidate(
+        self,
+        path: str,
+        start: int,
+        lines: list[str],
+        prior: float,
+        match_lines: tuple[int, ...] = (),
+    ) -> Candidate | None:
+        """``lines`` of ``path`` from line ``start`` as this route's candidate; None for
+        minified code (the grep route reports the file as a skip)."""
+        if any(len(line) > self.grep.max_line_chars for line in lines):
+            return None
+        return Candidate(
+            path=path,
+            start_line=start,
+            end_line=start + len(lines) - 1,
+            text="\n".join(lines),
+            route=self.name,
+            match_lines=match_lines,
+            prior=prior,
+        )
 
 
 def _best_regions(
