@@ -67,30 +67,47 @@ def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[For
     """Ever shorter forms of the range that keep its signatures and what matched.
 
     First, for a range that is one class, the class outline (header, first docstring
-    line, member signatures; tree-sitter), then its member signatures alone. Then the
+    line, member signatures; tree-sitter), then its member signatures alone; for a range
+    of top-level units holding a class (constants around it, say), the same with the
+    other units by their first lines. Then the
     first line(s), every definition header inside and each matched line with one line
     around it. Last, the first line(s) and the matched lines alone.
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
+    headers = _def_headers(lines, first + 1, end)
+    outline = ""
     if _CLASS_HEADER.search(lines[first - 1]):
         outline = syntax.class_outline(path, lines, start, first, end)
-        if outline:
-            yield Form(outline, of_class=True)
-            signatures = _signatures_only(outline)
-            if signatures != outline:
-                yield Form(signatures, of_class=True)
+    elif _holds_class(lines, first, headers):
+        outline = syntax.range_outline(path, lines, start, end)
+    if outline:
+        yield Form(outline, of_class=True)
+        signatures = _signatures_only(outline)
+        if signatures != outline:
+            yield Form(signatures, of_class=True)
     signature: set[int] = set(range(start, first + 1))
     keep = set(signature)
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
-    headers = set(_def_headers(lines, first + 1, end))
-    if headers - keep:
-        yield Form(_elide(lines, keep | headers, start, end))
+    if set(headers) - keep:
+        yield Form(_elide(lines, keep | set(headers), start, end))
     yield Form(_elide(lines, keep, start, end))
     bare = signature | set(item.match_lines)
     if bare != keep:
         yield Form(_elide(lines, bare, start, end))  # the signature and the matched lines alone
+
+
+def _holds_class(lines: list[str], first: int, headers: list[int]) -> bool:
+    """Whether a class header among ``headers`` sits at the indentation of line ``first``:
+    a range of top-level units, one of them a class."""
+    line = lines[first - 1]
+    indent = len(line) - len(line.lstrip())
+    for number in headers:
+        header = lines[number - 1]
+        if len(header) - len(header.lstrip()) == indent and _CLASS_HEADER.search(header):
+            return True
+    return False
 
 
 def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[str]:

@@ -19,7 +19,7 @@ Importing this package loads no tree-sitter module; the first parse does.
 """
 
 from greprag.syntax.analysis import definition_spans, expand_range, file_spans
-from greprag.syntax.outline import class_outline, outline
+from greprag.syntax.outline import class_outline, outline, range_outline
 from greprag.syntax.spans import Span
 from greprag.syntax.widen import BlockWidener
 
@@ -31,4 +31,5 @@ __all__ = [
     "expand_range",
     "file_spans",
     "outline",
+    "range_outline",
 ]

@@ -20,7 +20,7 @@ from greprag.syntax.analysis import (
 from greprag.syntax.members import class_analysis
 from greprag.syntax.spans import Analysis, Span, smallest_containing
 
-__all__ = ["class_outline", "outline"]
+__all__ = ["class_outline", "outline", "range_outline"]
 
 _CLASS_OUTLINES = LinesMemo(512)  # per file content, across retrievals
 
@@ -99,6 +99,19 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
         return _class_in(text, lang, file_spans(path, text, lang), start, first, end)
 
     return _CLASS_OUTLINES.get(lines, ("class", lang, start, first, end), compute)
+
+
+def range_outline(path: str, lines: list[str], start: int, end: int) -> str:
+    """The outline of lines [start, end] of ``path``, several top-level units (module
+    statements around a class, say): statements by their first line, definitions by
+    their headers, a class with its members' signatures. Cached per file content."""
+    lang = spans_language(path, None)
+
+    def compute() -> str:
+        text = file_text(lines)
+        return outline(text, lang, start, end, file_spans(path, text, lang))
+
+    return _CLASS_OUTLINES.get(lines, ("range", lang, start, end), compute)
 
 
 def _class_in(

@@ -86,3 +86,26 @@ def test_signatures_only_keeps_one_line_per_member():
         "    def null(cls) -> 'Style': ...",
         "    def __init__( ...",
     ]
+
+
+SCOPES = [
+    'ScopeName = Literal["session", "module", "function"]',
+    "",
+    "",
+    "@total_ordering",
+    *BIG_CLASS[1:16],
+    "",
+    "_ALL_SCOPES = list(Style)",
+]
+
+
+def test_a_range_of_statements_around_a_class_shows_the_class_members_when_compact():
+    matched = {1, 9, len(SCOPES)}  # the constant, a method body, the statement after
+    item = MergedRange("scopes.py", 1, len(SCOPES), 1.0, "grep", match_lines=matched)
+    packed = pack(
+        [item], {"scopes.py": SCOPES}.__getitem__, budget=4096, compact_after=0, compact_tokens=100
+    )
+    text = packed.blocks[0].text
+    assert text.startswith("ScopeName = Literal[") and "class Style:" in text
+    assert "def style_method_0(" in text and "def style_method_2(" in text
+    assert "compute_style_value" not in text
