@@ -30,7 +30,7 @@ from greprag.syntax.scan import (
 )
 from greprag.syntax.spans import Analysis, Span, sorted_spans
 
-__all__ = ["class_analysis"]
+__all__ = ["class_analysis", "units_analysis"]
 
 _NAME = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")
 _OPENERS = "([{"
@@ -47,11 +47,9 @@ def class_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysi
     ``start``), as ``region_analysis`` gives them; None when unsure. The file's scan is
     the one widening made, kept per file content."""
     first, last = start - 1, end - 1
-    text = "\n".join(lines[first : last + 1])
-    if "\\\n" in text or "\n\t" in text:
-        return None  # backslash continuations and tab indents: leave them to the parser
-    if len(_TRIPLE.findall(text)) % 2 or ('"""' in text and "'''" in text):
-        return None  # the scan pairs triple quotes of either kind
+    text = _scannable(lines, first, last)
+    if text is None:
+        return None
     scan = python_scan(lines)
     head = next(
         (
@@ -76,6 +74,47 @@ def class_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysi
         sorted_spans([_shifted(span, first) for span in stmts]),
         True,
     )
+
+
+def units_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysis] | None:
+    """Lines [start, end] of a Python file that are a run of units at one indentation
+    (module constants around a class, say), joined, and their spans as ``class_analysis``
+    gives a class's (relative to ``start``); None when unsure or when a unit runs on
+    past ``end``."""
+    first, last = start - 1, end - 1
+    text = _scannable(lines, first, last)
+    if text is None:
+        return None
+    scan = python_scan(lines)
+    head = next((n for n in range(first, last + 1) if scan.code[n]), None)
+    if head is None or scan.in_string[first]:
+        return None
+    defs: list[Span] = []
+    stmts: list[Span] = []
+    try:
+        _units(scan, head, scan.indents[head], last, defs, stmts)
+    except _Unsure:
+        return None
+    after = next((n for n in range(last + 1, len(lines)) if scan.code[n]), None)
+    if any(span.end_line > end for span in defs) or (
+        after is not None and (scan.indents[after] > scan.indents[head] or _goes_on(lines[after]))
+    ):
+        return None  # a unit goes on below the range
+    return text, Analysis(
+        sorted_spans([_shifted(span, first) for span in defs]),
+        sorted_spans([_shifted(span, first) for span in stmts]),
+        True,
+    )
+
+
+def _scannable(lines: list[str], first: int, last: int) -> str | None:
+    """Lines [first, last] (0-based) joined, or None where the scan could misread them."""
+    text = "\n".join(lines[first : last + 1])
+    if "\\\n" in text or "\n\t" in text:
+        return None  # backslash continuations and tab indents: leave them to the parser
+    if len(_TRIPLE.findall(text)) % 2 or ('"""' in text and "'''" in text):
+        return None  # the scan pairs triple quotes of either kind
+    return text
 
 
 def _shifted(span: Span, offset: int) -> Span:
@@ -107,14 +146,20 @@ def _members(
     scan: _PyScan, head: int, header_end: int, end: int, defs: list[Span], stmts: list[Span]
 ) -> None:
     """Record the members of the class body after ``header_end`` up to ``end``."""
-    lines, code, indents = scan.lines, scan.code, scan.indents
-    body = [n for n in range(header_end + 1, end + 1) if code[n]]
-    if not body:
+    body = next((n for n in range(header_end + 1, end + 1) if scan.code[n]), None)
+    if body is None:
         return
-    level = indents[body[0]]
-    if level <= indents[head]:
+    level = scan.indents[body]
+    if level <= scan.indents[head]:
         raise _Unsure
-    n = body[0]
+    _units(scan, body, level, end, defs, stmts)
+
+
+def _units(
+    scan: _PyScan, n: int, level: int, end: int, defs: list[Span], stmts: list[Span]
+) -> None:
+    """Record the units indented ``level`` from the code line ``n`` up to ``end``."""
+    lines, code, indents = scan.lines, scan.code, scan.indents
     while n <= end:
         if not code[n]:
             n += 1

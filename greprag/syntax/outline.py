@@ -17,7 +17,7 @@ from greprag.syntax.analysis import (
     region_analysis,
     spans_language,
 )
-from greprag.syntax.members import class_analysis
+from greprag.syntax.members import class_analysis, units_analysis
 from greprag.syntax.spans import Analysis, Span, smallest_containing
 
 __all__ = ["class_outline", "outline", "range_outline"]
@@ -104,10 +104,19 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
 def range_outline(path: str, lines: list[str], start: int, end: int) -> str:
     """The outline of lines [start, end] of ``path``, several top-level units (module
     statements around a class, say): statements by their first line, definitions by
-    their headers, a class with its members' signatures. Cached per file content."""
+    their headers, a class with its members' signatures; "" for a Python range its
+    indentation scan (``members.units_analysis``) is unsure of, mostly one that cuts a
+    unit (a parse cost up to 40 ms there, for no better outline). Cached per file
+    content."""
     lang = spans_language(path, None)
 
     def compute() -> str:
+        if lang == "python":
+            scanned = units_analysis(lines, start, end)
+            if scanned is None:
+                return ""
+            text, analysis = scanned
+            return outline(text, lang, 1, end - start + 1, list(analysis.defs), analysis)
         text = file_text(lines)
         return outline(text, lang, start, end, file_spans(path, text, lang))
 

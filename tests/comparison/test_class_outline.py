@@ -14,7 +14,7 @@ import pytest
 
 from greprag.syntax import class_outline, file_spans, outline
 from greprag.syntax.grammars import grammar_key
-from greprag.syntax.members import class_analysis
+from greprag.syntax.members import class_analysis, units_analysis
 from greprag.syntax.treesitter import tree_analysis
 from tests.comparison.conftest import fetch
 from tests.comparison.test_scan_vs_treesitter import JAVA, PYTHON
@@ -69,3 +69,45 @@ def test_python_classes_are_outlined_from_indentation_without_a_parse(cache: Pat
             mine = outline(text_alone, "python", 1, end - start + 1, list(analysis.defs), analysis)
             assert mine == whole, f"{file.name}:{start}-{end}"
     assert classes >= 50 and answered >= 0.98 * classes, (classes, answered)
+
+
+def test_python_runs_of_units_are_outlined_from_indentation_as_tree_sitter_would(
+    cache: Path,
+) -> None:
+    """``members.units_analysis`` (module statements around a class, read off the
+    indentation) answers for nearly every run of three top-level units holding a class,
+    and every outline it answers equals tree-sitter's."""
+    root = fetch(PYTHON, cache)
+    runs = answered = 0
+    for file in sorted(p for p in root.glob(PYTHON.pattern) if p.is_file()):
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = "\n".join(lines)
+        analysis = tree_analysis(grammar_key("python"), text.encode("utf-8", "replace"))
+        if analysis is None:
+            continue
+        spans = file_spans(file.as_posix(), text, "python")
+        units = sorted(
+            (
+                u
+                for u in (*analysis.defs, *analysis.stmts)
+                if not lines[u.start_line - 1][:1].isspace()
+            ),
+            key=lambda u: u.start_line,
+        )
+        for i in range(len(units) - 2):
+            run = units[i : i + 3]
+            if not any(u.kind == "class" for u in run):
+                continue
+            runs += 1
+            start, end = run[0].start_line, run[-1].end_line
+            scanned = units_analysis(lines, start, end)
+            if scanned is None:
+                continue
+            answered += 1
+            text_alone, mine_analysis = scanned
+            whole = outline(text, "python", start, end, spans)
+            mine = outline(
+                text_alone, "python", 1, end - start + 1, list(mine_analysis.defs), mine_analysis
+            )
+            assert mine == whole, f"{file.name}:{start}-{end}"
+    assert runs >= 50 and answered >= 0.95 * runs, (runs, answered)
