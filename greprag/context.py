@@ -215,14 +215,37 @@ def _brace_scope(lines: list[str], ctx: LocalContext) -> None:
             ctx.enclosing_class = ctx.enclosing_class or m.group(1)
             ctx.class_header = ctx.class_header or header.strip()
             if not ctx.class_bases:
-                ctx.class_bases = [
-                    w for w in re.findall(r"[A-Z][\w$]*", m.group(2)) if w != m.group(1)
-                ]
+                declared = {m.group(1), *_type_parameters(m.group(2))}
+                bases = re.findall(r"[A-Z][\w$]*", m.group(2))
+                ctx.class_bases = [w for w in dict.fromkeys(bases) if w not in declared]
             return
         m = _BRACE_FUNC.search(header) if ctx.enclosing_function is None else None
         if m and m.group(1) not in _CONTROL:
             ctx.enclosing_function = m.group(1)
             ctx.function_signature = header.strip()
+
+
+def _type_parameters(rest: str) -> list[str]:
+    """The type parameters a class header declares right after its name (``<K, V extends
+    Comparable<V>>`` → K, V): names, not classes to look for."""
+    rest = rest.lstrip()
+    if not rest.startswith("<"):
+        return []
+    depth, names, expecting = 0, [], True
+    for token in re.finditer(r"[<>,]|[A-Za-z_$][\w$]*", rest):
+        text = token.group(0)
+        if text == "<":
+            depth += 1
+        elif text == ">":
+            depth -= 1
+            if depth == 0:
+                break
+        elif text == ",":
+            expecting = depth == 1
+        elif expecting and depth == 1:
+            names.append(text)
+            expecting = False
+    return names
 
 
 _STRINGS_AND_LINE_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|//.*$')

@@ -52,3 +52,18 @@ def test_java_bindings_and_scope_are_read_line_by_line() -> None:
     assert ctx.assignments == {"items": "HashMap", "reader": "FileReader", "cache": "Cache"}
     assert (ctx.enclosing_class, ctx.enclosing_function) == ("Store", "load")
     assert ctx.class_bases == ["Base", "Item"]
+
+
+def test_a_generic_class_declares_type_parameters_that_are_no_bases() -> None:
+    before = "\n".join(
+        [
+            "abstract class ReferencePipeline<P_IN, P_OUT extends Comparable<P_OUT>>",
+            "        extends AbstractPipeline<P_IN, P_OUT, Stream<P_OUT>>",
+            "        implements Stream<P_OUT> {",
+            "    public List<P_OUT> toList() {",
+            "        ",
+        ]
+    )
+    ctx = build_local_context(before, lang="java")
+    assert ctx.enclosing_class == "ReferencePipeline"
+    assert ctx.class_bases == ["Comparable", "AbstractPipeline", "Stream"]
