@@ -42,6 +42,12 @@ _RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$"
 _BINDING_RE = re.compile(r"(?:^|[\s(,])(?:self\.|this\.)?([A-Za-z_][\w]*)\s*(?::|=|:=)\s*$")
 _PARTIAL_RE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)$")
 _CALLEE_RE = re.compile(r"([A-Za-z_$][\w$]*)\s*$")
+# ``x.getQueue().`` / ``getQueue(a, f(b)).re``: a call's result is the receiver
+_CALL_RECEIVER_RE = re.compile(
+    r"([A-Za-z_$][\w$]*)\s*\((?:[^()]|\([^()]*\))*\)\s*\.\s*([A-Za-z_$][\w$]*)?$"
+)
+# ``getViewQueue()`` returns a ``ViewQueue``; a one-word one (``getDefault``) says little
+_GETTER_RE = re.compile(r"get([A-Z][a-z\d$_]*[A-Z][\w$]*)")
 _SELF_RECEIVER_RE = re.compile(r"\b(?:self|this|super\(\s*\))\s*\.\s*$")
 _SELF_ACCESS_RE = re.compile(r"\b(?:self|this|super\(\s*\))\s*\.\s*([A-Za-z_$][\w$]*)?$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
@@ -263,9 +269,10 @@ def self_member(ctx: LocalContext) -> str | None:
 def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
     """What the cursor line is about to use: receiver type, open call, declared type."""
     w = weights
-    prefix = _STRING_RE.sub('""', ctx.prefix)
+    prefix = _STRING_RE.sub('""', _chained_prefix(ctx))
     found: list[Name] = []
     receiver = _RECEIVER_RE.search(prefix)
+    returned = None if receiver else _CALL_RECEIVER_RE.search(prefix)
     if receiver and receiver.group(1).rstrip().endswith("."):
         chain = [p.strip() for p in receiver.group(1).split(".") if p.strip()]
         partial = receiver.group(2)
@@ -287,6 +294,18 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
                 )
         if last not in ("self", "this", "cls"):
             found.append(Name(last, "variable", w.receiver, reasons=["receiver"]))
+        if partial:
+            found.append(
+                Name(
+                    partial, "method", w.member_prefix, fragment="prefix", reasons=["member prefix"]
+                )
+            )
+    elif returned:  # a getter's result is the receiver: its type, the getter
+        callee, partial = returned.group(1), returned.group(2)
+        getter = _GETTER_RE.fullmatch(callee)
+        if getter:
+            found.append(Name(getter.group(1), "class", w.receiver_type, reasons=["getter type"]))
+            found.append(Name(callee, "method", w.receiver, called=True, reasons=["getter"]))
         if partial:
             found.append(
                 Name(
@@ -318,6 +337,20 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
                 Name(stem, "class", w.bound_name, fragment="suffix", reasons=["bound name"])
             )
     return found
+
+
+def _chained_prefix(ctx: LocalContext, max_lines: int = 4) -> str:
+    """The cursor line's text before the cursor, joined to the lines above when it goes
+    on a chain of calls from there (a line starting with ``.``)."""
+    prefix = ctx.prefix
+    if not prefix.lstrip().startswith("."):
+        return prefix
+    joined = prefix.strip()
+    for line in reversed(ctx.before.split("\n")[:-1][-max_lines:]):
+        joined = line.strip() + joined
+        if not line.lstrip().startswith("."):
+            break
+    return joined
 
 
 def _empty_body_targets(ctx: LocalContext, in_repo: set[str], weights: RouterWeights) -> list[Name]:

@@ -105,3 +105,20 @@ def test_router_spends_no_probe_on_a_module_name_and_keeps_the_unused_module_in_
         for q in plan.queries
     )
     assert any(q.paths == ("tornado/netutil.py",) and q.identifier == "*" for q in plan.queries)
+
+
+def test_a_getters_result_as_receiver_leads_to_the_type_its_name_gives():
+    src = (
+        "class Module {\n  View resolveView(int tag) {\n    return mImplementation\n"
+        "        .getViewOperationQueue()\n        ."
+    )
+    _, plan = _plan(src, "java")
+    first = plan.queries[0]
+    assert (first.identifier, first.kind, first.purpose) == (
+        "ViewOperationQueue",
+        "class",
+        "definition",
+    )
+    assert any(q.identifier == "getViewOperationQueue" for q in plan.queries)
+    _, one_word = _plan("class A {\n  boolean p = FileSystems.getDefault().", "java")
+    assert not any(q.identifier == "Default" for q in one_word.queries)
