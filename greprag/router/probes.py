@@ -202,12 +202,14 @@ def import_probes(
         if not names:
             continue
         names = names[-IMPORT_PROBE_MAX:]  # the latest imports are the likeliest next
-        if names == [ANY_NAME]:
+        pattern = template
+        if names == [ANY_NAME]:  # the module's own names: at its left margin, not methods
             group = r"([A-Za-z_]\w*)"
+            pattern = pattern.replace("^\\s*", "^")
         else:
             group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
         kind = "class" if sum(n[:1].isupper() for n in names) * 2 >= len(names) else "method"
-        pattern = template.replace("{names}", group)
+        pattern = pattern.replace("{names}", group)
         probes.append(
             Query(pattern, kind, False, ctx.lang, ",".join(names), "import", weight, 4, files)
         )

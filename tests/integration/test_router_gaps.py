@@ -142,3 +142,30 @@ def test_this_in_a_subclass_reaches_the_base_in_the_same_package(tmp_path):
     assert blocks and blocks[0].start_line <= base <= blocks[0].end_line, describe(res)
     assert "greetVisitor" in blocks[0].text
     assert res.queries[0].identifier == "Animal", [q.identifier for q in res.queries]
+
+
+MODULE = {
+    "kit/__init__.py": "",
+    "kit/typing_extra.py": (
+        "class Namespace:\n"
+        + "".join(f"    def method_{i}(self):\n        return {i}\n\n" for i in range(40))
+        + "\n"
+        + "def eval_type(value, globalns=None):\n"
+        + '    """Evaluate ``value`` as a type."""\n'
+        + "    return value\n"
+    ),
+    "kit/schema.py": (
+        "from kit import typing_extra\n\n\ndef generate(obj):\n    return typing_extra.\n"
+    ),
+}
+
+
+def test_a_module_at_the_cursor_shows_its_own_names_past_a_long_class(tmp_path):
+    """The module probe matches top-level definitions only: 40 methods of a class above do
+    not use up rg's matches per file before the module's functions."""
+    repo = _repo(tmp_path / "kit", MODULE)
+    at = cursor(repo, "kit/schema.py", "return typing_extra.", "return typing_extra.")
+    res = Retriever(repo).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    assert any(q.paths == ("kit/typing_extra.py",) for q in res.queries), describe(res)
+    assert "def eval_type(value, globalns=None):" in res.context, describe(res)
