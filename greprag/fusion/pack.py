@@ -123,7 +123,7 @@ def _signatures_only(outline: str) -> str:
     header = next((i for i, row in enumerate(rows) if _CLASS_HEADER.search(row)), 0)
     kept = rows[: header + 1]
     for row in rows[header + 1 :]:
-        if _DEF_HEADER.match(row):
+        if _DEF_HEADER.match(row) or _BARE_METHOD.match(row):
             done = row.rstrip().endswith(("...", "}", ";", ":"))
             kept.append(row if done else row.rstrip() + " ...")
     if rows[-1].strip() == "}":
@@ -137,6 +137,15 @@ _DEF_HEADER = re.compile(
     r"\s*((async\s+)?def|class|fn|func|function)\s+\w|"
     r"\s*((public|private|protected|static|final|abstract|override|async|virtual)\s+)+"
     r"[\w<>\[\], .?]+\("
+)
+
+
+# a method with no modifier (Java's package-private), its body elided: ``Queue queue() { ... }``
+# (a return type that is a class or a primitive: not ``async`` or ``get`` of JavaScript)
+_BARE_METHOD = re.compile(
+    r"\s*(/\*\w*\*/\s*)?(<[^>]*>\s*)?"
+    r"([A-Z][\w$<>\[\],.? ]*?|(void|boolean|byte|char|short|int|long|float|double)[\[\] ]*)"
+    r"\s+[\w$]+\s*\(.*\{ \.\.\. \}$"
 )
 
 

@@ -109,3 +109,26 @@ def test_a_range_of_statements_around_a_class_shows_the_class_members_when_compa
     assert text.startswith("ScopeName = Literal[") and "class Style:" in text
     assert "def style_method_0(" in text and "def style_method_2(" in text
     assert "compute_style_value" not in text
+
+
+def test_signatures_only_keeps_a_java_method_without_a_modifier():
+    from greprag.fusion.pack import _signatures_only
+
+    outline = "\n".join(
+        [
+            "public class UIViewOperationQueue {",
+            "  public UIViewOperationQueue(ReactContext context) { ... }",
+            "  /*package*/ NativeViewHierarchyManager getNativeViewHierarchyManager() { ... }",
+            "  Map<String, List<Long>> profiledCounters() { ... }",
+            "  private final class RemoveOperation extends ViewOperation { ... }",
+            "  private int mTag = 0;",
+            "}",
+        ]
+    )
+    assert _signatures_only(outline).split("\n") == [
+        "public class UIViewOperationQueue {",
+        "  public UIViewOperationQueue(ReactContext context) { ... }",
+        "  /*package*/ NativeViewHierarchyManager getNativeViewHierarchyManager() { ... }",
+        "  Map<String, List<Long>> profiledCounters() { ... }",
+        "}",
+    ]
