@@ -75,7 +75,7 @@ def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[For
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
-    headers = _def_headers(lines, first + 1, end)
+    headers = set(_def_headers(lines, first + 1, end))
     outline = ""
     if _CLASS_HEADER.search(lines[first - 1]):
         outline = syntax.class_outline(path, lines, start, first, end)
@@ -90,15 +90,15 @@ def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[For
     keep = set(signature)
     for hit in item.match_lines:
         keep |= {hit - 1, hit, hit + 1}
-    if set(headers) - keep:
-        yield Form(_elide(lines, keep | set(headers), start, end))
+    if headers - keep:
+        yield Form(_elide(lines, keep | headers, start, end))
     yield Form(_elide(lines, keep, start, end))
     bare = signature | set(item.match_lines)
     if bare != keep:
         yield Form(_elide(lines, bare, start, end))  # the signature and the matched lines alone
 
 
-def _holds_class(lines: list[str], first: int, headers: list[int]) -> bool:
+def _holds_class(lines: list[str], first: int, headers: set[int]) -> bool:
     """Whether a class header among ``headers`` sits at the indentation of line ``first``:
     a range of top-level units, one of them a class."""
     line = lines[first - 1]

@@ -273,6 +273,7 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
     found: list[Name] = []
     receiver = _RECEIVER_RE.search(prefix)
     returned = None if receiver else _CALL_RECEIVER_RE.search(prefix)
+    partial = None
     if receiver and receiver.group(1).rstrip().endswith("."):
         chain = [p.strip() for p in receiver.group(1).split(".") if p.strip()]
         partial = receiver.group(2)
@@ -294,24 +295,12 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
                 )
         if last not in ("self", "this", "cls"):
             found.append(Name(last, "variable", w.receiver, reasons=["receiver"]))
-        if partial:
-            found.append(
-                Name(
-                    partial, "method", w.member_prefix, fragment="prefix", reasons=["member prefix"]
-                )
-            )
     elif returned:  # a getter's result is the receiver: its type, the getter
         callee, partial = returned.group(1), returned.group(2)
         getter = _GETTER_RE.fullmatch(callee)
         if getter:
             found.append(Name(getter.group(1), "class", w.receiver_type, reasons=["getter type"]))
             found.append(Name(callee, "method", w.receiver, called=True, reasons=["getter"]))
-        if partial:
-            found.append(
-                Name(
-                    partial, "method", w.member_prefix, fragment="prefix", reasons=["member prefix"]
-                )
-            )
     else:
         word = _PARTIAL_RE.search(prefix)
         lang = get_language(ctx.lang)
@@ -322,6 +311,10 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
                     word.group(1), kind, w.typed_prefix, fragment="prefix", reasons=["typed prefix"]
                 )
             )
+    if partial:  # ``x.lo`` / ``x.get().lo``: a member starting with ``lo``
+        found.append(
+            Name(partial, "method", w.member_prefix, fragment="prefix", reasons=["member prefix"])
+        )
     call = open_call(prefix)
     if call and call[0] not in ("if", "for", "while", "switch", "print", "return"):
         found.append(Name(call[0], "method", w.open_call, called=True, reasons=["open call"]))
@@ -346,7 +339,7 @@ def _chained_prefix(ctx: LocalContext, max_lines: int = 4) -> str:
     if not prefix.lstrip().startswith("."):
         return prefix
     joined = prefix.strip()
-    for line in reversed(ctx.before.split("\n")[:-1][-max_lines:]):
+    for line in reversed(ctx.before.rsplit("\n", max_lines + 1)[:-1][-max_lines:]):
         joined = line.strip() + joined
         if not line.lstrip().startswith("."):
             break

@@ -69,11 +69,7 @@ def class_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysi
         return None
     if not last - 2 <= unit_end <= last or any(scan.code[unit_end + 1 : last + 1]):
         return None  # the lines are not one class
-    return text, Analysis(
-        sorted_spans([_shifted(span, first) for span in defs]),
-        sorted_spans([_shifted(span, first) for span in stmts]),
-        True,
-    )
+    return text, _relative(defs, stmts, first)
 
 
 def units_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysis] | None:
@@ -100,11 +96,7 @@ def units_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysi
         after is not None and (scan.indents[after] > scan.indents[head] or _goes_on(lines[after]))
     ):
         return None  # a unit goes on below the range
-    return text, Analysis(
-        sorted_spans([_shifted(span, first) for span in defs]),
-        sorted_spans([_shifted(span, first) for span in stmts]),
-        True,
-    )
+    return text, _relative(defs, stmts, first)
 
 
 def _scannable(lines: list[str], first: int, last: int) -> str | None:
@@ -115,6 +107,15 @@ def _scannable(lines: list[str], first: int, last: int) -> str | None:
     if len(_TRIPLE.findall(text)) % 2 or ('"""' in text and "'''" in text):
         return None  # the scan pairs triple quotes of either kind
     return text
+
+
+def _relative(defs: list[Span], stmts: list[Span], offset: int) -> Analysis:
+    """The analysis of ``defs`` and ``stmts`` with lines counted from ``offset + 1``."""
+    return Analysis(
+        sorted_spans([_shifted(span, offset) for span in defs]),
+        sorted_spans([_shifted(span, offset) for span in stmts]),
+        True,
+    )
 
 
 def _shifted(span: Span, offset: int) -> Span:
