@@ -3,8 +3,9 @@
 All queries of a language go to a single rg process (each pattern after ``-e``); each
 matched line is then attributed to the queries whose pattern it matches. That scans the
 repository once instead of ten times. Queries limited to some files (every definition
-of an imported module, in that module) run in a second process over those files alone,
-so that their matches neither flood the output nor use up rg's per-file line cap. A
+of an imported module, in that module) run in other processes over those files alone,
+so that their matches neither flood the output nor use up rg's per-file line cap (the
+module probes of every top-level name in one, the rest in another). A
 query that floods (hits in too many files) is narrowed to its hits in files that other
 queries also hit, or dropped.
 """
@@ -46,7 +47,7 @@ from greprag.rg import (
 )
 from greprag.rg import rg_pattern as rg_regex
 from greprag.router.names import external_names
-from greprag.router.probes import binding_probes, receiver_types, type_probes
+from greprag.router.probes import ANY_NAME, binding_probes, receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
 # purposes of queries built from GrepRAG's own templates (identifiers escaped), matched
@@ -122,6 +123,16 @@ def _compile(index: int, query: Query) -> _Compiled | None:
 def _group(query: Query) -> str | None:
     """The rg process a query runs in: one per known language, one for the rest."""
     return query.lang if get_language(query.lang) else None
+
+
+def _limit(query: Query) -> str:
+    """The rg process of a query by the files it runs over: all, or those of the queries
+    limited to named definitions, or those of the module probes of every top-level name.
+    The last match dozens of lines per file, so with the others they would use up rg's
+    per-file line cap before another module's class (pytest's ``class Config:``)."""
+    if not query.paths:
+        return ""
+    return "every name" if query.identifier == ANY_NAME else "names"
 
 
 def _possible(compiled: list[_Compiled], text: str) -> list[_Compiled]:
@@ -394,12 +405,12 @@ class GrepRoute:
 
     def _run(self, compiled: list[_Compiled]) -> tuple[list[_Search], list[Skip], dict[str, str]]:
         """The queries in one rg process per language, and the queries limited to some
-        files in another, run over those files alone (a probe of every definition in one
+        files in others, run over those files alone (a probe of every definition in one
         module would otherwise match in every file): each process's matches, the skips,
         and the patterns rg rejected with its reasons (the rest still ran)."""
-        groups: dict[tuple[str | None, bool], list[_Compiled]] = defaultdict(list)
+        groups: dict[tuple[str | None, str], list[_Compiled]] = defaultdict(list)
         for c in compiled:
-            groups[(_group(c.query), bool(c.query.paths))].append(c)
+            groups[(_group(c.query), _limit(c.query))].append(c)
         langs = list(dict.fromkeys(lang for lang, _ in groups))
         started = []
         epoch = self._epoch

@@ -55,35 +55,71 @@ def test_once_the_second_hop_types_the_receiver_its_bindings_rank_below_the_type
     assert ranked[0] == "storage.py", ranked
 
 
-def test_a_probe_limited_to_one_file_crowds_no_hits_out_of_the_others(tmp_path):
-    """A probe of every definition in one module runs over that module alone: in one rg
-    process with the rest, its matches used up rg's per-file line cap everywhere."""
+def _found(repo, queries, line: int, column: int) -> list[tuple[str, int]]:
+    """(path, query number) of each candidate of ``queries`` run by the grep route with a
+    cap of ten lines per file, the cursor at ``user.py:line:column``."""
     from greprag import Retriever
     from greprag.cursor_file import CursorFile
     from greprag.files import FileCache
-    from greprag.models import Query, QueryPlan
+    from greprag.models import QueryPlan
     from greprag.routes import RouteRequest
     from greprag.routes.grep import GrepRoute
+
+    ctx = Retriever(repo, routes="grep").local_context("user.py", line, column)
+    route = GrepRoute(repo, max_count_per_file=10)
+    request = RouteRequest(
+        QueryPlan(queries=queries), ctx, FileCache(repo), CursorFile("user.py"), line
+    )
+    return [(c.path, c.query_index) for c in route.search(request).candidates]
+
+
+def test_a_probe_limited_to_one_file_crowds_no_hits_out_of_the_others(tmp_path):
+    """A probe of every definition in one module runs over that module alone: in one rg
+    process with the rest, its matches used up rg's per-file line cap everywhere."""
+    from greprag.models import Query
 
     defs = "".join(f"def helper_{i}():\n    pass\n" for i in range(12))
     (tmp_path / "mod.py").write_text(defs)
     (tmp_path / "big.py").write_text(defs + "def target():\n    pass\n")
     (tmp_path / "user.py").write_text("import mod\n\ntarget()\n")
     any_def = r"^\s*(class|(async\s+)?def)\s+([A-Za-z_]\w*)\b"
-    plan = QueryPlan(
-        queries=[
+    found = _found(
+        tmp_path,
+        [
             Query(any_def, "method", False, "python", "", "import", 0.3, 4, ("mod.py",)),
             Query(r"^\s*def\s+target\b", "method", False, "python", "target", "definition"),
-        ]
+        ],
+        3,
+        1,
     )
-    retriever = Retriever(tmp_path, routes="grep")
-    ctx = retriever.local_context("user.py", 3, 1)
-    route = GrepRoute(tmp_path, max_count_per_file=10)
-    hits = route.search(RouteRequest(plan, ctx, FileCache(tmp_path), CursorFile("user.py"), 3))
-    found = {(c.path, c.query_index) for c in hits.candidates}
     assert ("big.py", 1) in found  # past big.py's first ten definitions
     assert {path for path, index in found if index == 0} == {"mod.py"}
-    assert sum(1 for c in hits.candidates if c.query_index == 0) == 10  # its own cap
+    assert sum(1 for _, index in found if index == 0) == 10  # its own cap
+
+
+def test_probes_limited_to_different_files_do_not_share_a_files_cap(tmp_path):
+    """The every-name probe of one module and a probe of one name in another run apart:
+    together, the first would use up rg's per-file line cap in the other's file before
+    its class (pytest's ``class Config:`` past 30 top-level names)."""
+    from greprag.models import Query
+
+    names = "".join(f"NAME_{i} = {i}\n" for i in range(12))
+    (tmp_path / "small.py").write_text(names)
+    (tmp_path / "config.py").write_text(names + "\n\nclass Config:\n    pass\n")
+    (tmp_path / "user.py").write_text("import small\nfrom config import Config\n\nsmall.\n")
+    any_name = r"^(class|(async\s+)?def)\s+([A-Za-z_]\w*)\b|^([A-Za-z_]\w*)\s*="
+    config = r"^\s*class\s+Config\b"
+    found = _found(
+        tmp_path,
+        [
+            Query(any_name, "method", False, "python", "*", "import", 0.7, 4, ("small.py",)),
+            Query(config, "class", False, "python", "Config", "import", 0.45, 4, ("config.py",)),
+        ],
+        4,
+        6,
+    )
+    assert ("config.py", 1) in found, found
+    assert {path for path, index in found if index == 0} == {"small.py"}
 
 
 def test_usage_stands_in_for_a_class_the_repository_does_not_define(tmp_path):
