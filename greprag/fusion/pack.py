@@ -124,7 +124,7 @@ def _signatures_only(outline: str) -> str:
     kept = rows[: header + 1]
     for row in rows[header + 1 :]:
         if _DEF_HEADER.match(row) or _BARE_METHOD.match(row):
-            done = row.rstrip().endswith(("...", "}", ";", ":"))
+            done = row.rstrip().endswith(("...", "}", ";"))
             kept.append(row if done else row.rstrip() + " ...")
     if rows[-1].strip() == "}":
         kept.append(rows[-1])

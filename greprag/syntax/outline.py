@@ -2,7 +2,8 @@
 
 The packer uses an outline when a whole class does not fit the budget: header lines,
 the first docstring or doc-comment line, and every member's signature with its body
-elided (``...`` for indented bodies, ``{ ... }`` for braced ones).
+elided (``...`` for indented bodies, ``{ ... }`` for braced ones); a Python class's
+``__init__`` keeps the ``self.x = ...`` lines that make its instance attributes.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ _CLASS_OUTLINES = LinesMemo(512)  # per file content, across retrievals
 
 _ENUM_RE = re.compile(r"\benum\b")
 _MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
+_MAX_INIT_ATTRIBUTES = 12  # ``self.x = ...`` lines shown under a class's ``__init__``
+_INIT_RE = re.compile(r"\s*def\s+__init__\s*\(")
+_SELF_ATTRIBUTE_RE = re.compile(r"\s*self\.(\w+)\s*(:[^=]+)?=[^=]")
 _DOCSTRING_RE = re.compile(r"([rRuUbBfF]{0,2})(\"\"\"|'''|\"|')")
 
 
@@ -327,4 +331,35 @@ class _Outliner:
                 self.statement(member)
             else:
                 self.definition(member, top=False)
+                if self.indent and methods and _INIT_RE.match(self.line(member.start_line)):
+                    self._instance_attributes(member)
         return len(members)
+
+    def _instance_attributes(self, init: Span) -> None:
+        """The first line of each ``self.name = ...`` in a Python ``__init__`` (first one
+        per name), under its signature: the attributes a caller reads off an instance."""
+        header_end = min(max(init.header_end_line, init.start_line), init.end_line)
+        indent = self._body_indent(init, header_end)
+        seen: set[str] = set()
+        rows = []
+        for number in range(header_end + 1, init.end_line + 1):
+            found = _SELF_ATTRIBUTE_RE.match(self.line(number))
+            if found is None or found.group(1) in seen:
+                continue
+            seen.add(found.group(1))
+            row = self.line(number).rstrip()
+            rows.append(indent + row.lstrip() + ("" if _ends_statement(row) else " ..."))
+        if rows:
+            self.out[-1] = self.out[-1].rstrip().removesuffix(" ...")
+            self.out.extend([*rows[:_MAX_INIT_ATTRIBUTES], indent + "..."])
+
+
+def _ends_statement(line: str) -> bool:
+    """Whether a line of code closes every bracket it opens (a one-line statement)."""
+    depth = 0
+    for char in line:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+    return depth <= 0 and not line.endswith("\\")

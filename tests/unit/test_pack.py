@@ -79,12 +79,16 @@ def test_signatures_only_keeps_one_line_per_member():
             "    def __init__(",
             "        ...",
             "    ): ...",
+            "    def copy(self, bold: bool) -> None:",
+            "        self.bold = bold",
+            "        ...",
         ]
     )
     assert _signatures_only(outline).split("\n") == [
         "class Style:",
         "    def null(cls) -> 'Style': ...",
         "    def __init__( ...",
+        "    def copy(self, bold: bool) -> None: ...",  # rows under it go, " ..." marks them
     ]
 
 

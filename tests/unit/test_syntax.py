@@ -109,6 +109,36 @@ def test_python_outline_of_class() -> None:
     ]
 
 
+def test_python_class_outline_shows_the_attributes_init_sets() -> None:
+    """``config.invocation_params``: an instance attribute is a member a caller reads, so
+    the outline lists each ``self.x = ...`` of ``__init__`` (first line, once per name)."""
+    text = (
+        "class Config:\n"
+        "    def __init__(self, params, manager=None) -> None:\n"
+        "        self.invocation_params = params\n"
+        "        if manager is None:\n"
+        "            self.manager = Manager(\n"
+        "                params,\n"
+        "            )\n"
+        "        else:\n"
+        "            self.manager = manager\n"
+        "        local = 3\n"
+        "        self.hook: Hook = self.manager.hook\n"
+        "\n"
+        "    def parse(self, args):\n"
+        "        self.parsed = args\n"
+    )
+    assert outline(text, "python", 1, 14).splitlines() == [
+        "class Config:",
+        "    def __init__(self, params, manager=None) -> None:",
+        "        self.invocation_params = params",
+        "        self.manager = Manager( ...",
+        "        self.hook: Hook = self.manager.hook",
+        "        ...",
+        "    def parse(self, args): ...",
+    ]
+
+
 def _long_class() -> str:
     methods = []
     for index in range(8):
