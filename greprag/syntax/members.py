@@ -13,6 +13,7 @@ give the same outline on real code is pinned by ``tests/comparison``.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from greprag.languages import STRING_LITERAL_RE
 from greprag.syntax.scan import (
@@ -41,11 +42,14 @@ class _Unsure(Exception):
     """The scan cannot tell a span as tree-sitter would: parse instead."""
 
 
-def class_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysis] | None:
+def class_analysis(
+    lines: list[str], start: int, end: int
+) -> tuple[str, Analysis] | Literal[False] | None:
     """Lines [start, end] of a Python file, joined, and the spans of the class they are
     (decorators, then its header at the first code line; 1-based, relative to
-    ``start``), as ``region_analysis`` gives them; None when unsure. The file's scan is
-    the one widening made, kept per file content."""
+    ``start``), as ``region_analysis`` gives them; False when the class there surely
+    ends elsewhere (the lines are part of it, or it and more), None when unsure. The
+    file's scan is the one widening made, kept per file content."""
     first, last = start - 1, end - 1
     text = _scannable(lines, first, last)
     if text is None:
@@ -68,7 +72,7 @@ def class_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysi
     except _Unsure:
         return None
     if not last - 2 <= unit_end <= last or any(scan.code[unit_end + 1 : last + 1]):
-        return None  # the lines are not one class
+        return False  # the lines are not one class
     return text, _relative(defs, stmts, first)
 
 

@@ -15,6 +15,7 @@ import pytest
 from greprag.syntax import class_outline, file_spans, outline
 from greprag.syntax.grammars import grammar_key
 from greprag.syntax.members import class_analysis, units_analysis
+from greprag.syntax.outline import _class_in
 from greprag.syntax.treesitter import tree_analysis
 from tests.comparison.conftest import fetch
 from tests.comparison.test_scan_vs_treesitter import JAVA, PYTHON
@@ -60,6 +61,7 @@ def test_python_classes_are_outlined_from_indentation_without_a_parse(cache: Pat
                 continue
             classes += 1
             scanned = class_analysis(lines, span.start_line, span.end_line)
+            assert scanned is not False, f"{file.name}:{span.start_line}"  # it is one class
             if scanned is None:
                 continue
             text_alone, analysis = scanned
@@ -69,6 +71,31 @@ def test_python_classes_are_outlined_from_indentation_without_a_parse(cache: Pat
             mine = outline(text_alone, "python", 1, end - start + 1, list(analysis.defs), analysis)
             assert mine == whole, f"{file.name}:{start}-{end}"
     assert classes >= 50 and answered >= 0.98 * classes, (classes, answered)
+
+
+def test_lines_the_scan_is_sure_are_not_one_class_have_no_class_by_tree_sitter(
+    cache: Path,
+) -> None:
+    """``class_analysis`` is sure (False) when the lines cut a class short or run on past
+    it, and the outline is then "" without a parse: tree-sitter's spans of the whole file
+    find no class there either."""
+    root = fetch(PYTHON, cache)
+    sure = 0
+    for file in sorted(p for p in root.glob(PYTHON.pattern) if p.is_file()):
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = "\n".join(lines)
+        spans = file_spans(file.as_posix(), text, "python")
+        for span in spans:
+            if span.kind != "class" or span.end_line - span.start_line < 8:
+                continue
+            start = span.start_line
+            first = next(n for n in range(start, span.end_line) if lines[n - 1].strip()[:1] != "@")
+            for end in (span.end_line - 4, min(len(lines), span.end_line + 6)):
+                if class_analysis(lines, start, end) is not False:
+                    continue
+                sure += 1
+                assert _class_in(text, "python", spans, start, first, end) == "", (file, end)
+    assert sure >= 50, sure
 
 
 def test_python_runs_of_units_are_outlined_from_indentation_as_tree_sitter_would(
