@@ -73,29 +73,39 @@ def test_python_classes_are_outlined_from_indentation_without_a_parse(cache: Pat
     assert classes >= 50 and answered >= 0.98 * classes, (classes, answered)
 
 
-def test_lines_the_scan_is_sure_are_not_one_class_have_no_class_by_tree_sitter(
+def test_a_class_and_the_lines_after_it_have_no_class_outline_by_tree_sitter_either(
     cache: Path,
 ) -> None:
-    """``class_analysis`` is sure (False) when the lines cut a class short or run on past
-    it, and the outline is then "" without a parse: tree-sitter's spans of the whole file
-    find no class there either."""
+    """``class_analysis`` is sure (False) when the lines hold a class and code after it,
+    and the outline is then "" without a parse. A parse finds no class ending there
+    either: of those lines alone (a class at the left margin), or of the whole file. A
+    range that cuts a class short stays unsure: its lines alone may parse as a shorter
+    class."""
     root = fetch(PYTHON, cache)
-    sure = 0
+    key = grammar_key("python")
+    sure = cut = 0
     for file in sorted(p for p in root.glob(PYTHON.pattern) if p.is_file()):
         lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
         text = "\n".join(lines)
         spans = file_spans(file.as_posix(), text, "python")
         for span in spans:
-            if span.kind != "class" or span.end_line - span.start_line < 8:
-                continue
             start = span.start_line
-            first = next(n for n in range(start, span.end_line) if lines[n - 1].strip()[:1] != "@")
-            for end in (span.end_line - 4, min(len(lines), span.end_line + 6)):
-                if class_analysis(lines, start, end) is not False:
-                    continue
-                sure += 1
-                assert _class_in(text, "python", spans, start, first, end) == "", (file, end)
-    assert sure >= 50, sure
+            if span.kind != "class" or span.end_line + 8 > len(lines):
+                continue
+            cut += class_analysis(lines, start, span.end_line - 1) is False
+            end = span.end_line + 8
+            if class_analysis(lines, start, end) is not False:
+                continue
+            sure += 1
+            first = next(n for n in range(start, end) if lines[n - 1].strip()[:1] != "@")
+            assert _class_in(text, "python", spans, start, first, end) == "", (file, end)
+            alone = "\n".join(lines[start - 1 : end])
+            parsed = tree_analysis(key, alone.encode(), strict=True)
+            if parsed is not None and not lines[start - 1][:1].isspace():
+                shifted = end - start + 1
+                found = _class_in(alone, "python", list(parsed.defs), 1, first - start + 1, shifted)
+                assert found == "", (file, end)
+    assert sure >= 50 and cut == 0, (sure, cut)
 
 
 def test_python_runs_of_units_are_outlined_from_indentation_as_tree_sitter_would(
