@@ -47,9 +47,10 @@ def class_analysis(
 ) -> tuple[str, Analysis] | Literal[False] | None:
     """Lines [start, end] of a Python file, joined, and the spans of the class they are
     (decorators, then its header at the first code line; 1-based, relative to
-    ``start``), as ``region_analysis`` gives them; False when the lines surely hold the
-    class and more (no class ends where they do), None when unsure. The file's scan is
-    the one widening made, kept per file content."""
+    ``start``), as ``region_analysis`` gives them; False when no class surely ends
+    where they do (they hold the class and more, or cut an indented one short: such a
+    class is only ever outlined from its whole file), None when unsure. The file's scan
+    is the one widening made, kept per file content."""
     first, last = start - 1, end - 1
     text = _scannable(lines, first, last)
     if text is None:
@@ -71,8 +72,8 @@ def class_analysis(
         unit_end = _definition(scan, first, head, defs, stmts)
     except _Unsure:
         return None
-    if unit_end > last:
-        return None  # cut short: the lines alone may still parse as a shorter class
+    if unit_end > last:  # cut short: alone, the lines may still parse as a shorter class
+        return False if lines[head][:1].isspace() else None  # not indented ones
     if unit_end < last - 2 or any(scan.code[unit_end + 1 : last + 1]):
         return False  # the class and more: no class ends where the lines do
     return text, _relative(defs, stmts, first)

@@ -78,8 +78,9 @@ def test_a_class_and_the_lines_after_it_have_no_class_outline_by_tree_sitter_eit
 ) -> None:
     """``class_analysis`` is sure (False) when the lines hold a class and code after it,
     and the outline is then "" without a parse. A parse finds no class ending there
-    either: of those lines alone (a class at the left margin), or of the whole file. A
-    range that cuts a class short stays unsure: its lines alone may parse as a shorter
+    either: of those lines alone (a class at the left margin), or of the whole file. So
+    for lines that cut an indented class short (outlined from the whole file); a class
+    at the left margin cut short stays unsure: alone, its lines may parse as a shorter
     class."""
     root = fetch(PYTHON, cache)
     key = grammar_key("python")
@@ -92,7 +93,12 @@ def test_a_class_and_the_lines_after_it_have_no_class_outline_by_tree_sitter_eit
             start = span.start_line
             if span.kind != "class" or span.end_line + 8 > len(lines):
                 continue
-            cut += class_analysis(lines, start, span.end_line - 1) is False
+            shorter = class_analysis(lines, span.start_line, span.end_line - 1)
+            if lines[start - 1][:1].isspace():  # outlined from the whole file: no class
+                assert shorter is False, (file, start)
+                assert _class_in(text, "python", spans, start, start, span.end_line - 1) == ""
+            else:
+                cut += shorter is False
             end = span.end_line + 8
             if class_analysis(lines, start, end) is not False:
                 continue
