@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from itertools import chain
 
 from greprag.languages import words
 from greprag.models import Candidate
@@ -38,10 +39,7 @@ def split_identifier(word: str) -> tuple[str, ...]:
 
 def code_tokens(text: str) -> list[str]:
     """Tokens for BM25: each identifier whole (lowercased) and its parts."""
-    tokens: list[str] = []
-    for word in _WORD_RE.findall(text):
-        tokens.extend(_word_tokens(word))
-    return tokens
+    return list(chain.from_iterable(map(_word_tokens, _WORD_RE.findall(text))))
 
 
 @lru_cache(maxsize=1 << 16)
