@@ -72,8 +72,9 @@ def class_analysis(
         unit_end = _definition(scan, first, head, defs, stmts)
     except _Unsure:
         return None
-    if unit_end > last:  # cut short: alone, the lines may still parse as a shorter class
-        return False if lines[head][:1].isspace() else None  # not indented ones
+    if unit_end > last:  # cut short: an indented class is outlined from its whole file,
+        # where it never ends in the range; alone, a top-level one may parse shorter
+        return False if lines[head][:1].isspace() else None
     if unit_end < last - 2 or any(scan.code[unit_end + 1 : last + 1]):
         return False  # the class and more: no class ends where the lines do
     return text, _relative(defs, stmts, first)
