@@ -27,7 +27,7 @@ from greprag.cursor_file import CursorFile
 from greprag.errors import SearchError
 from greprag.files import FileCache
 from greprag.languages import get_language
-from greprag.matching import LineMatcher
+from greprag.matching import LineMatcher, NamesMatcher
 from greprag.models import Candidate, Query, QueryPlan, Skip
 from greprag.rg import (
     RgMatch,
@@ -69,14 +69,17 @@ class _Compiled:
     query: Query
     needles: tuple[str, ...] | None
     trusted: bool
-    _matcher: LineMatcher | None = None
+    _matcher: LineMatcher | NamesMatcher | None = None
     failed: bool = False
 
     @property
-    def matcher(self) -> LineMatcher | None:
+    def matcher(self) -> LineMatcher | NamesMatcher | None:
         if self._matcher is None and not self.failed:
             q = self.query
-            self._matcher = LineMatcher.compile(q.pattern, fixed=q.fixed, trusted=self.trusted)
+            if q.purpose == "import" and not q.fixed and q.identifier not in ("", ANY_NAME):
+                self._matcher = NamesMatcher.compile(q.pattern, q.identifier.split(","))
+            if self._matcher is None:
+                self._matcher = LineMatcher.compile(q.pattern, fixed=q.fixed, trusted=self.trusted)
             self.failed = self._matcher is None
         return self._matcher
 
