@@ -146,8 +146,10 @@ def _top_level_branches(pattern: str) -> list[str] | None:
             in_class = char != "]"
         elif char == "[":
             in_class = True
+            if pattern[index + 1 : index + 2] == "^":
+                index += 1
             if pattern[index + 1 : index + 2] == "]":
-                index += 1  # ``[]...]``: a literal ``]`` first
+                index += 1  # ``[]...]`` or ``[^]...]``: a literal ``]`` first
         elif char == "(":
             depth += 1
         elif char == ")":

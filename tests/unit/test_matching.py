@@ -56,3 +56,11 @@ def test_a_pattern_that_is_no_template_of_its_names_gets_no_names_matcher() -> N
     assert NamesMatcher.compile(r"^(A|B)\s*=|(A|B)\(", ["A", "B"]) is not None
     assert NamesMatcher.compile(r"^((A|B)|(A|B))=", ["A", "B"]) is None  # two in one branch
     assert NamesMatcher.compile(r"\bclass\s+(A\$|B)\b", ["A$", "B"]) is None  # $: not \w
+
+
+def test_brackets_inside_a_character_class_do_not_split_the_branches() -> None:
+    from greprag.matching import _top_level_branches
+
+    assert _top_level_branches(r"^[^]|(]x|(A|B)y") == [r"^[^]|(]x", r"(A|B)y"]
+    assert _top_level_branches(r"[]|]a|b") == [r"[]|]a", "b"]
+    assert _top_level_branches(r"(a|b") is None
