@@ -8,6 +8,7 @@ tree-sitter parses cleanly is outlined both ways, and the two must be identical.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from greprag.syntax import class_outline, file_spans, outline
 from greprag.syntax.grammars import grammar_key
 from greprag.syntax.members import class_analysis, units_analysis
 from greprag.syntax.outline import _class_in
+from greprag.syntax.spans import Span
 from greprag.syntax.treesitter import tree_analysis
 from tests.comparison.conftest import fetch
 from tests.comparison.test_scan_vs_treesitter import JAVA, PYTHON
@@ -50,26 +52,19 @@ def test_class_outline_from_its_lines_equals_the_whole_file_one(source, cache: P
 def test_python_classes_are_outlined_from_indentation_without_a_parse(cache: Path) -> None:
     """``members.class_analysis`` answers for nearly every class of click (else the packer
     parses), and every outline it answers equals tree-sitter's."""
-    root = fetch(PYTHON, cache)
     classes = answered = 0
-    for file in sorted(p for p in root.glob(PYTHON.pattern) if p.is_file()):
-        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
-        text = "\n".join(lines)
-        spans = file_spans(file.as_posix(), text, "python")
-        for span in spans:
-            if span.kind != "class":
-                continue
-            classes += 1
-            scanned = class_analysis(lines, span.start_line, span.end_line)
-            assert scanned is not False, f"{file.name}:{span.start_line}"  # it is one class
-            if scanned is None:
-                continue
-            text_alone, analysis = scanned
-            answered += 1
-            start, end = span.start_line, span.end_line
-            whole = outline(text, "python", start, end, spans)
-            mine = outline(text_alone, "python", 1, end - start + 1, list(analysis.defs), analysis)
-            assert mine == whole, f"{file.name}:{start}-{end}"
+    for file, lines, text, spans, span in _python_classes(cache):
+        classes += 1
+        scanned = class_analysis(lines, span.start_line, span.end_line)
+        assert scanned is not False, f"{file.name}:{span.start_line}"  # it is one class
+        if scanned is None:
+            continue
+        text_alone, analysis = scanned
+        answered += 1
+        start, end = span.start_line, span.end_line
+        whole = outline(text, "python", start, end, spans)
+        mine = outline(text_alone, "python", 1, end - start + 1, list(analysis.defs), analysis)
+        assert mine == whole, f"{file.name}:{start}-{end}"
     assert classes >= 50 and answered >= 0.98 * classes, (classes, answered)
 
 
@@ -82,35 +77,30 @@ def test_a_class_and_the_lines_after_it_have_no_class_outline_by_tree_sitter_eit
     for lines that cut an indented class short (outlined from the whole file); a class
     at the left margin cut short stays unsure: alone, its lines may parse as a shorter
     class."""
-    root = fetch(PYTHON, cache)
     key = grammar_key("python")
     sure = cut = 0
-    for file in sorted(p for p in root.glob(PYTHON.pattern) if p.is_file()):
-        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
-        text = "\n".join(lines)
-        spans = file_spans(file.as_posix(), text, "python")
-        for span in spans:
-            start = span.start_line
-            if span.kind != "class" or span.end_line + 8 > len(lines):
-                continue
-            shorter = class_analysis(lines, span.start_line, span.end_line - 1)
-            if lines[start - 1][:1].isspace():  # outlined from the whole file: no class
-                assert shorter is False, (file, start)
-                assert _class_in(text, "python", spans, start, start, span.end_line - 1) == ""
-            else:
-                cut += shorter is False
-            end = span.end_line + 8
-            if class_analysis(lines, start, end) is not False:
-                continue
-            sure += 1
-            first = next(n for n in range(start, end) if lines[n - 1].strip()[:1] != "@")
-            assert _class_in(text, "python", spans, start, first, end) == "", (file, end)
-            alone = "\n".join(lines[start - 1 : end])
-            parsed = tree_analysis(key, alone.encode(), strict=True)
-            if parsed is not None and not lines[start - 1][:1].isspace():
-                shifted = end - start + 1
-                found = _class_in(alone, "python", list(parsed.defs), 1, first - start + 1, shifted)
-                assert found == "", (file, end)
+    for file, lines, text, spans, span in _python_classes(cache):
+        start = span.start_line
+        if span.end_line + 8 > len(lines):
+            continue
+        shorter = class_analysis(lines, span.start_line, span.end_line - 1)
+        if lines[start - 1][:1].isspace():  # outlined from the whole file: no class
+            assert shorter is False, (file, start)
+            assert _class_in(text, "python", spans, start, start, span.end_line - 1) == ""
+        else:
+            cut += shorter is False
+        end = span.end_line + 8
+        if class_analysis(lines, start, end) is not False:
+            continue
+        sure += 1
+        first = next(n for n in range(start, end) if lines[n - 1].strip()[:1] != "@")
+        assert _class_in(text, "python", spans, start, first, end) == "", (file, end)
+        alone = "\n".join(lines[start - 1 : end])
+        parsed = tree_analysis(key, alone.encode(), strict=True)
+        if parsed is not None and not lines[start - 1][:1].isspace():
+            shifted = end - start + 1
+            found = _class_in(alone, "python", list(parsed.defs), 1, first - start + 1, shifted)
+            assert found == "", (file, end)
     assert sure >= 50 and cut == 0, (sure, cut)
 
 
@@ -154,3 +144,15 @@ def test_python_runs_of_units_are_outlined_from_indentation_as_tree_sitter_would
             )
             assert mine == whole, f"{file.name}:{start}-{end}"
     assert runs >= 50 and answered >= 0.95 * runs, (runs, answered)
+
+
+def _python_classes(cache: Path) -> Iterator[tuple[Path, list[str], str, list[Span], Span]]:
+    """(file, lines, text, spans, span) for each class tree-sitter finds in click."""
+    root = fetch(PYTHON, cache)
+    for file in sorted(p for p in root.glob(PYTHON.pattern) if p.is_file()):
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = "\n".join(lines)
+        spans = file_spans(file.as_posix(), text, "python")
+        for span in spans:
+            if span.kind == "class":
+                yield file, lines, text, spans, span
