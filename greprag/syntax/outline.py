@@ -200,7 +200,7 @@ class _Outliner:
         if span.start_line == span.end_line:
             self.out.append(self.line(span.start_line))
             return
-        header_end = min(max(span.header_end_line, span.start_line), span.end_line)
+        header_end = _header_end(span)
         mark = len(self.out)
         self._header(span.start_line, header_end, top)
         if len(self.out) == mark:
@@ -340,7 +340,7 @@ class _Outliner:
     def _instance_attributes(self, init: Span) -> None:
         """The first line of each ``self.name = ...`` in a Python ``__init__`` (first one
         per name), under its signature: the attributes a caller reads off an instance."""
-        header_end = min(max(init.header_end_line, init.start_line), init.end_line)
+        header_end = _header_end(init)
         indent = self._body_indent(init, header_end)
         seen: set[str] = set()
         rows = []
@@ -354,6 +354,11 @@ class _Outliner:
         if rows:
             self.out[-1] = self.out[-1].rstrip().removesuffix(" ...")
             self.out.extend([*rows[:_MAX_INIT_ATTRIBUTES], indent + "..."])
+
+
+def _header_end(span: Span) -> int:
+    """The last line of ``span``'s header, kept within the span."""
+    return min(max(span.header_end_line, span.start_line), span.end_line)
 
 
 def _ends_statement(line: str) -> bool:
