@@ -63,7 +63,9 @@ class Form:
     of_class: bool = False
 
 
-def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[Form]:
+def marked_forms(
+    path: str, lines: list[str], item: MergedRange, whole_signature: bool = True
+) -> Iterator[Form]:
     """Ever shorter forms of the range that keep its signatures and what matched.
 
     First, for a range that is one class, the class outline (header, first docstring
@@ -71,7 +73,9 @@ def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[For
     of top-level units holding a class (constants around it, say), the same with the
     other units by their first lines. Then the
     first line(s), every definition header inside and each matched line with one line
-    around it. Last, the first line(s) and the matched lines alone.
+    around it; then the first line(s) and the matched lines alone. A signature over many
+    lines comes whole in those forms first (the parameters a call needs; not with
+    ``whole_signature`` False), then by its first line.
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
@@ -86,16 +90,36 @@ def marked_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[For
         signatures = _signatures_only(outline)
         if signatures != outline:
             yield Form(signatures, of_class=True)
-    signature: set[int] = set(range(start, first + 1))
-    keep = set(signature)
+    around = set()
     for hit in item.match_lines:
-        keep |= {hit - 1, hit, hit + 1}
-    if headers - keep:
-        yield Form(_elide(lines, keep | headers, start, end))
-    yield Form(_elide(lines, keep, start, end))
-    bare = signature | set(item.match_lines)
-    if bare != keep:
-        yield Form(_elide(lines, bare, start, end))  # the signature and the matched lines alone
+        around |= {hit - 1, hit, hit + 1}
+    last = _statement_end(lines, first, end)
+    # a signature over many lines whole (its parameters), then its first line alone
+    heads = [set(range(start, last + 1))] if whole_signature and last > first else []
+    tried: list[set[int]] = []
+    for signature in [*heads, set(range(start, first + 1))]:
+        keep = signature | around
+        bare = signature | set(item.match_lines)  # the signature and matched lines alone
+        for kept in (keep | headers, keep, bare):
+            if kept not in tried:
+                tried.append(kept)
+                yield Form(_elide(lines, kept, start, end))
+
+
+_MAX_SIGNATURE_LINES = 60
+
+
+def _statement_end(lines: list[str], first: int, end: int) -> int:
+    """The line (at most ``end``) where the statement starting at line ``first`` closes
+    its parentheses and brackets: a signature's parameters over many lines; ``first``
+    when it closes there or is not seen to close within ``_MAX_SIGNATURE_LINES``."""
+    depth = 0
+    for number in range(first, min(end, first + _MAX_SIGNATURE_LINES) + 1):
+        line = lines[number - 1]
+        depth += line.count("(") + line.count("[") - line.count(")") - line.count("]")
+        if depth <= 0:
+            return number
+    return first
 
 
 def _holds_class(lines: list[str], first: int, headers: set[int]) -> bool:
@@ -190,7 +214,7 @@ def _first_fitting(
     """The longest shortened form within ``cap`` (a class outline within ``class_cap``;
     the shortest form may use all that is left). Shorter forms are made only when a
     longer one fails, and a form is counted only as far as its limit."""
-    forms = marked_forms(item.path, lines, item)
+    forms = marked_forms(item.path, lines, item, whole_signature=class_cap is not None)
     form = next(forms, None)
     while form is not None:
         following = next(forms, None)

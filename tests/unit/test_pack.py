@@ -136,3 +136,25 @@ def test_signatures_only_keeps_a_java_method_without_a_modifier():
         "  Map<String, List<Long>> profiledCounters() { ... }",
         "}",
     ]
+
+
+LONG_SIGNATURE = [
+    "def connect(",
+    *[f"    option_{i}=None," for i in range(20)],
+    "    *,",
+    "    timeout: float = 5.0,",
+    "):",
+    '    """Open a connection."""',
+    *[f"    step_{i} = prepare(option_{i % 20}, timeout)" for i in range(200)],
+    "    return step_0",
+]
+
+
+def test_a_function_over_the_cap_keeps_its_whole_signature_unless_compact():
+    item = MergedRange("net.py", 1, len(LONG_SIGNATURE), 1.0, "grep", match_lines={1})
+    lines = {"net.py": LONG_SIGNATURE}.__getitem__
+    early = pack([item], lines, budget=4096, max_block_tokens=512).blocks[0]
+    assert early.outline and "option_19=None," in early.text and "timeout: float" in early.text
+    assert "step_5 =" not in early.text
+    late = pack([item], lines, budget=4096, max_block_tokens=512, compact_after=0).blocks[0]
+    assert late.text.startswith("def connect(") and "timeout: float" not in late.text
