@@ -15,6 +15,7 @@ from greprag.languages import language_for_path
 from greprag.syntax.braces import brace_analysis
 from greprag.syntax.grammars import grammar_key
 from greprag.syntax.indentation import indent_analysis
+from greprag.syntax.scan import class_skeleton
 from greprag.syntax.spans import Analysis, Span, smallest_containing
 from greprag.syntax.treesitter import tree_analysis
 
@@ -25,6 +26,7 @@ __all__ = [
     "expand_range",
     "file_spans",
     "region_analysis",
+    "skeleton_analysis",
     "spans_language",
 ]
 
@@ -117,6 +119,28 @@ def region_analysis(
         return None if analysis is None else (text, analysis)
 
     return _REGIONS.get(lines, (key, first, last), compute)
+
+
+def skeleton_analysis(
+    lines: list[str], lang: str | None, first: int, last: int
+) -> tuple[str, Analysis] | None:
+    """Lines [first, last] alone, joined, and the tree-sitter analysis of their skeleton
+    (``scan.class_skeleton``: code blocks below class level emptied). It holds a class's
+    spans, its members' and their headers, as the lines' own parse would, but no span
+    inside a function: for class outlines only. None without a grammar or a brace scan,
+    or when the skeleton does not parse cleanly. Cached per file content and range."""
+    key = grammar_key(lang)
+    if key is None or lang is None:
+        return None
+
+    def compute() -> tuple[str, Analysis] | None:
+        shell = class_skeleton(lines, lang, first, last)
+        if shell is None:
+            return None
+        analysis = tree_analysis(key, "\n".join(shell).encode("utf-8", "replace"), strict=True)
+        return None if analysis is None else ("\n".join(lines[first - 1 : last]), analysis)
+
+    return _REGIONS.get(lines, ("skeleton", key, first, last), compute)
 
 
 def expand_in_region(

@@ -16,6 +16,7 @@ from greprag.syntax.analysis import (
     expand_range,
     file_spans,
     region_analysis,
+    skeleton_analysis,
     spans_language,
 )
 from greprag.syntax.members import class_analysis, units_analysis
@@ -24,6 +25,8 @@ from greprag.syntax.spans import Analysis, Span, smallest_containing
 __all__ = ["class_outline", "outline", "range_outline"]
 
 _CLASS_OUTLINES = LinesMemo(512)  # per file content, across retrievals
+# outlined from a skeleton with code blocks emptied (tests/comparison pins them equal)
+_SKELETON_LANGUAGES = frozenset({"java"})
 
 _ENUM_RE = re.compile(r"\benum\b")
 _MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
@@ -75,10 +78,11 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
     no class is.
 
     A Python class is read off its indentation (``members.class_analysis``) unless that
-    scan is unsure. Otherwise a class (a Python one: at the left margin) is analyzed on its
-    own lines when they parse cleanly by themselves: the rest of a long file then costs
-    nothing. Any other is analyzed with its whole file. Cached per file content (the
-    ``lines`` object).
+    scan is unsure; a Java class off the parse of its skeleton (``skeleton_analysis``: its
+    methods' bodies and its comments emptied) when that parses cleanly. Otherwise a class
+    (a Python one: at the left margin) is analyzed on its own lines when they parse
+    cleanly by themselves: the rest of a long file then costs nothing. Any other is
+    analyzed with its whole file. Cached per file content (the ``lines`` object).
     """
     lang = spans_language(path, None)
 
@@ -96,6 +100,10 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
             found = in_region(scanned) if scanned is not None else ""
             if found:
                 return found
+        if lang in _SKELETON_LANGUAGES:  # its methods' bodies need no parse
+            shell = skeleton_analysis(lines, lang, start, end)
+            if shell is not None:
+                return in_region(shell)
         # an indented Python class is no statement by itself; a braced class is, anywhere
         indented = lang == "python" and lines[first - 1][:1].isspace()
         alone = None if indented else region_analysis(lines, lang, start, end)

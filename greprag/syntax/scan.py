@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from greprag.files import LinesMemo
 
-__all__ = ["LocalExpander"]
+__all__ = ["LocalExpander", "class_skeleton"]
 
 _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _PY_CLASS = re.compile(r"\s*class\b")
@@ -525,6 +525,64 @@ def _scan_of(lines: list[str], lang: str) -> _PyScan | _BraceScan | None:
     braces do not balance), kept per file content."""
     python = lang == "python"
     return _SCANS.get(lines, python, lambda: _python_scan(lines) if python else _brace_scan(lines))
+
+
+def class_skeleton(lines: list[str], lang: str, start: int, end: int) -> list[str] | None:
+    """Lines [start, end] (1-based) of a brace-language file with the inside of every code
+    block below class level and of every block comment blank: a line that begins and ends
+    inside a function body, an initializer, an anonymous class or a ``/* ... */``. The
+    line count, the braces that open and close each definition, each member's header and
+    the first and last lines of each comment stay: a class outline reads the same spans
+    off it, for a fraction of a parse. None when the file's braces do not balance."""
+    scan = _scan_of(lines, lang)
+    if not isinstance(scan, _BraceScan):
+        return None
+    depth, code, in_comment = scan.depth, scan.code, scan.in_comment
+    out = lines[start - 1 : end]
+    outermost = None  # the depth inside the outermost open code block
+    for n in range(start - 1, end):
+        level = depth[n]
+        if outermost is not None and outermost > level:
+            outermost = None  # that block closed
+        after = depth[n + 1] if n + 1 < len(depth) else 0
+        in_code = outermost is not None and after >= outermost
+        if (in_comment[n] and "*/" not in lines[n]) or (
+            in_code and _lowest(code[n], level) >= outermost
+        ):
+            out[n - start + 1] = ""
+        if after > level and outermost is None and _opens_code(scan, n):
+            outermost = level + 1
+    return out
+
+
+_ANNOTATION = re.compile(r"@[\w.$]+(\s*\([^()]*\))?")
+_CODE_OPENER = re.compile(r"\)\s*(throws\s+[\w.$<>, ]+)?\{$|->\s*\{$|^static\s*\{$")
+
+
+def _opens_code(scan: _BraceScan, n: int) -> bool:
+    """Line ``n`` surely opens a code block, not a class body: its declaration (annotations
+    left out) ends in ``) {`` (a method, a constructor, an anonymous class, an enum
+    constant's body), ``-> {`` or is ``static {``, with its parentheses balanced and no
+    class-like word before the first. Anything else counts as a class: kept whole."""
+    header = " ".join(scan.code[k].strip() for k in range(_statement_start(scan, n), n + 1))
+    header = _ANNOTATION.sub("", header).strip()
+    if not _CODE_OPENER.search(header) or header.count("(") != header.count(")"):
+        return False
+    return not _declares_class(header)
+
+
+def _lowest(code: str, level: int) -> int:
+    """The lowest brace depth within a line of code that starts at depth ``level``."""
+    if "}" not in code:
+        return level
+    lowest = level
+    for char in code:
+        if char == "{":
+            level += 1
+        elif char == "}":
+            level -= 1
+            lowest = min(lowest, level)
+    return lowest
 
 
 def python_balance(scan: _PyScan, start: int, end: int) -> tuple[int, int]:

@@ -15,12 +15,13 @@ from greprag.cursor_file import CursorFile
 from greprag.syntax import (
     BlockWidener,
     Span,
+    class_outline,
     definition_spans,
     expand_range,
     file_spans,
     outline,
 )
-from greprag.syntax.scan import LocalExpander
+from greprag.syntax.scan import LocalExpander, class_skeleton
 
 PYTHON = '''\
 import os
@@ -274,6 +275,19 @@ def test_java_outlines() -> None:
     ]
     assert outline(JAVA, "java", 27, 27) == '        SMALL("s"),'
     assert outline(JAVA, "java", 38, 41) == ("interface Store {\n    int count(String kind);\n}")
+
+
+def test_a_java_class_skeleton_empties_code_blocks_and_comments_but_keeps_its_members() -> None:
+    lines = JAVA.split("\n")
+    shell = class_skeleton(lines, "java", 5, 36)
+    blank = {n for n, line in enumerate(shell, 5) if not line and lines[n - 1].strip()}
+    # a Javadoc's inner line, the constructor's and the methods' bodies (not their braces)
+    assert blank == {6, 7, 16, 22, 23, 33}
+    assert shell[28 - 5] == lines[27]  # the enum body, a class's, stays whole
+    assert class_outline("Shop.java", lines, 5, 10, 36) == outline(JAVA, "java", 5, 36)
+    annotated = ['@SuppressWarnings("x") class Box {', "    int size() {", "        return 1;"]
+    annotated += ["    }", "}"]
+    assert class_skeleton(annotated, "java", 1, 5) == [*annotated[:2], "", *annotated[3:]]
 
 
 TYPESCRIPT = """\
