@@ -20,6 +20,7 @@ from greprag.syntax.analysis import (
     spans_language,
 )
 from greprag.syntax.members import class_analysis, units_analysis
+from greprag.syntax.scan import class_end
 from greprag.syntax.spans import Analysis, Span, smallest_containing
 
 __all__ = ["class_outline", "outline", "range_outline"]
@@ -79,7 +80,8 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
 
     A Python class is read off its indentation (``members.class_analysis``) unless that
     scan is unsure; a Java class off the parse of its skeleton (``skeleton_analysis``: its
-    methods' bodies and its comments emptied) when that parses cleanly. Otherwise a class
+    methods' bodies and its comments emptied) when that parses cleanly, and not at all
+    when its brace scan closes it outside the range's last three lines. Otherwise a class
     (a Python one: at the left margin) is analyzed on its own lines when they parse
     cleanly by themselves: the rest of a long file then costs nothing. Any other is
     analyzed with its whole file. Cached per file content (the ``lines`` object).
@@ -101,6 +103,9 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
             if found:
                 return found
         if lang in _SKELETON_LANGUAGES:  # its methods' bodies need no parse
+            close = class_end(lines, lang, first)
+            if close is not None and not end - 2 <= close <= end:
+                return ""  # the class surely ends elsewhere: no parse would find it here
             shell = skeleton_analysis(lines, lang, start, end)
             if shell is not None:
                 return in_region(shell)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from greprag.files import LinesMemo
 
-__all__ = ["LocalExpander", "class_skeleton"]
+__all__ = ["LocalExpander", "class_end", "class_skeleton"]
 
 _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _PY_CLASS = re.compile(r"\s*class\b")
@@ -525,6 +525,21 @@ def _scan_of(lines: list[str], lang: str) -> _PyScan | _BraceScan | None:
     braces do not balance), kept per file content."""
     python = lang == "python"
     return _SCANS.get(lines, python, lambda: _python_scan(lines) if python else _brace_scan(lines))
+
+
+def class_end(lines: list[str], lang: str, head: int) -> int | None:
+    """The line (1-based) where the class declared on line ``head`` of a brace-language
+    file closes; None when that line declares no class by itself (no class-like word, or
+    a brace before it: an annotation's array) or the file's braces do not balance."""
+    scan = _scan_of(lines, lang)
+    if not isinstance(scan, _BraceScan):
+        return None
+    code = scan.code[head - 1]
+    word = _CLASS_LIKE.search(code)
+    if word is None or "{" in code[: word.start()] or "}" in code[: word.start()]:
+        return None
+    close = _brace_end(scan, head - 1)
+    return None if close is None else close + 1
 
 
 def class_skeleton(lines: list[str], lang: str, start: int, end: int) -> list[str] | None:

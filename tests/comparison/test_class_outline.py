@@ -49,6 +49,30 @@ def test_class_outline_from_its_lines_equals_the_whole_file_one(source, cache: P
     assert compared >= 50 and top_level >= 20, (compared, top_level)
 
 
+def test_java_ranges_cut_short_or_run_on_are_outlined_as_from_the_whole_file(cache: Path) -> None:
+    """A Java range that starts at a class but ends elsewhere (cut short, or the class and
+    lines after it) gets the whole file's answer: mostly "" at once, from where the brace
+    scan closes the class, without a parse."""
+    root = fetch(JAVA, cache)
+    compared = empty = 0
+    for file in sorted(root.glob(JAVA.pattern)):
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = "\n".join(lines)
+        path = file.relative_to(root).as_posix()
+        spans = file_spans(path, text, "java")
+        for span in (s for s in spans if s.kind == "class"):
+            header = max(span.start_line, min(span.header_end_line, span.end_line))
+            for end in {header + 3, span.end_line - 4, span.end_line + 1, span.end_line + 6}:
+                for first in {span.start_line, header}:  # annotations may hold braces
+                    if first <= end <= len(lines):
+                        whole = _class_in(text, "java", spans, span.start_line, first, end)
+                        mine = class_outline(path, lines, span.start_line, first, end)
+                        assert mine == whole, f"{path}:{span.start_line}-{end}"
+                        compared += 1
+                        empty += not mine
+    assert compared >= 300 and empty >= compared // 2, (compared, empty)
+
+
 def test_python_classes_are_outlined_from_indentation_without_a_parse(cache: Path) -> None:
     """``members.class_analysis`` answers for nearly every class of click (else the packer
     parses), and every outline it answers equals tree-sitter's."""
