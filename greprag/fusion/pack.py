@@ -73,9 +73,9 @@ def marked_forms(
     of top-level units holding a class (constants around it, say), the same with the
     other units by their first lines. Then the
     first line(s), every definition header inside and each matched line with one line
-    around it; then the first line(s) and the matched lines alone. A signature over many
-    lines comes whole in those forms first (the parameters a call needs; not with
-    ``whole_signature`` False), then by its first line.
+    around it; then the first line(s) and the matched lines alone. A definition whose
+    signature runs over many lines shows it whole in those forms first (the parameters a
+    call needs; not with ``whole_signature`` False), then by its first line.
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
@@ -93,9 +93,10 @@ def marked_forms(
     around = set()
     for hit in item.match_lines:
         around |= {hit - 1, hit, hit + 1}
-    last = _statement_end(lines, first, end)
-    # a signature over many lines whole (its parameters), then its first line alone
-    heads = [set(range(start, last + 1))] if whole_signature and last > first else []
+    # a definition's signature over many lines whole (its parameters), then its first line
+    long = whole_signature and _DEF_HEADER.match(lines[first - 1]) is not None
+    last = _statement_end(lines, first, end) if long else first
+    heads = [set(range(start, last + 1))] if last > first else []
     tried: list[set[int]] = []
     for signature in [*heads, set(range(start, first + 1))]:
         keep = signature | around

@@ -158,3 +158,7 @@ def test_a_function_over_the_cap_keeps_its_whole_signature_unless_compact():
     assert "step_5 =" not in early.text
     late = pack([item], lines, budget=4096, max_block_tokens=512, compact_after=0).blocks[0]
     assert late.text.startswith("def connect(") and "timeout: float" not in late.text
+    call = ["settings = connect(", *LONG_SIGNATURE[1:]]  # a call over many lines: no signature
+    item = MergedRange("use.py", 1, len(call), 1.0, "grep", match_lines={1})
+    shown = pack([item], {"use.py": call}.__getitem__, budget=4096, max_block_tokens=512)
+    assert "option_19=None," not in shown.blocks[0].text
