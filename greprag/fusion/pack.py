@@ -215,7 +215,9 @@ def _first_fitting(
     """The longest shortened form within ``cap`` (a class outline within ``class_cap``;
     the shortest form may use all that is left). Shorter forms are made only when a
     longer one fails, and a form is counted only as far as its limit."""
-    forms = marked_forms(item.path, lines, item, whole_signature=class_cap is not None)
+    # a definition's parameters; similar code shows the lines that matched instead
+    whole_signature = class_cap is not None and item.route != SIMILAR_ROUTE
+    forms = marked_forms(item.path, lines, item, whole_signature=whole_signature)
     form = next(forms, None)
     while form is not None:
         following = next(forms, None)

@@ -150,7 +150,7 @@ LONG_SIGNATURE = [
 ]
 
 
-def test_a_function_over_the_cap_keeps_its_whole_signature_unless_compact():
+def test_a_definition_over_the_cap_keeps_its_whole_signature_unless_compact_or_similar():
     item = MergedRange("net.py", 1, len(LONG_SIGNATURE), 1.0, "grep", match_lines={1})
     lines = {"net.py": LONG_SIGNATURE}.__getitem__
     early = pack([item], lines, budget=4096, max_block_tokens=512).blocks[0]
@@ -158,6 +158,9 @@ def test_a_function_over_the_cap_keeps_its_whole_signature_unless_compact():
     assert "step_5 =" not in early.text
     late = pack([item], lines, budget=4096, max_block_tokens=512, compact_after=0).blocks[0]
     assert late.text.startswith("def connect(") and "timeout: float" not in late.text
+    similar = MergedRange("net.py", 1, len(LONG_SIGNATURE), 1.0, "similar", match_lines={30})
+    copied = pack([similar], lines, budget=4096, max_block_tokens=512).blocks[0]
+    assert "step_5 =" in copied.text and "option_19=None," not in copied.text  # its match
     call = ["settings = connect(", *LONG_SIGNATURE[1:]]  # a call over many lines: no signature
     item = MergedRange("use.py", 1, len(call), 1.0, "grep", match_lines={1})
     shown = pack([item], {"use.py": call}.__getitem__, budget=4096, max_block_tokens=512)
