@@ -90,12 +90,12 @@ def marked_forms(
         signatures = _signatures_only(outline)
         if signatures != outline:
             yield Form(signatures, of_class=True)
-    around = set()
+    around: set[int] = set()
     for hit in item.match_lines:
         around |= {hit - 1, hit, hit + 1}
     # a definition's signature over many lines whole (its parameters), then its first line
-    long = whole_signature and _DEF_HEADER.match(lines[first - 1]) is not None
-    last = _statement_end(lines, first, end) if long else first
+    definition = whole_signature and _DEF_HEADER.match(lines[first - 1]) is not None
+    last = _statement_end(lines, first, end) if definition else first
     heads = [set(range(start, last + 1))] if last > first else []
     tried: list[set[int]] = []
     for signature in [*heads, set(range(start, first + 1))]:
@@ -107,15 +107,15 @@ def marked_forms(
                 yield Form(_elide(lines, kept, start, end))
 
 
-_MAX_SIGNATURE_LINES = 60
+_MAX_PARAMETER_LINES = 60  # a longer signature is shown by its first line
 
 
 def _statement_end(lines: list[str], first: int, end: int) -> int:
     """The line (at most ``end``) where the statement starting at line ``first`` closes
     its parentheses and brackets: a signature's parameters over many lines; ``first``
-    when it closes there or is not seen to close within ``_MAX_SIGNATURE_LINES``."""
+    when it closes there or is not seen to close within ``_MAX_PARAMETER_LINES``."""
     depth = 0
-    for number in range(first, min(end, first + _MAX_SIGNATURE_LINES) + 1):
+    for number in range(first, min(end, first + _MAX_PARAMETER_LINES) + 1):
         line = lines[number - 1]
         depth += line.count("(") + line.count("[") - line.count(")") - line.count("]")
         if depth <= 0:

@@ -125,10 +125,11 @@ def skeleton_analysis(
     lines: list[str], lang: str | None, first: int, last: int
 ) -> tuple[str, Analysis] | None:
     """Lines [first, last] alone, joined, and the tree-sitter analysis of their skeleton
-    (``scan.class_skeleton``: code blocks below class level emptied). It holds a class's
-    spans, its members' and their headers, as the lines' own parse would, but no span
-    inside a function: for class outlines only. None without a grammar or a brace scan,
-    or when the skeleton does not parse cleanly. Cached per file content and range."""
+    (``scan.class_skeleton``: code blocks below class level and comments emptied). It
+    holds a class's spans, its members' and their headers, as the lines' own parse would,
+    but no span inside a function: for class outlines only. None without a grammar or a
+    brace scan, or when the skeleton does not parse cleanly. Cached per file content and
+    range."""
     key = grammar_key(lang)
     if key is None or lang is None:
         return None
