@@ -211,12 +211,12 @@ def _first_fitting(
     left: int,
     encoding: str,
     class_cap: int | None = None,
+    whole_signature: bool = False,
 ) -> Block | None:
     """The longest shortened form within ``cap`` (a class outline within ``class_cap``;
-    the shortest form may use all that is left). Shorter forms are made only when a
-    longer one fails, and a form is counted only as far as its limit."""
-    # a definition's parameters; similar code shows the lines that matched instead
-    whole_signature = class_cap is not None and item.route != SIMILAR_ROUTE
+    the shortest form may use all that is left; ``whole_signature``: see
+    ``marked_forms``). Shorter forms are made only when a longer one fails, and a form is
+    counted only as far as its limit."""
     forms = marked_forms(item.path, lines, item, whole_signature=whole_signature)
     form = next(forms, None)
     while form is not None:
@@ -277,7 +277,11 @@ class _Packer:
         # a class early in the ranking shows its members, up to twice the cap while at
         # least as much budget is left
         class_cap = min(2 * self.cap, left // 2) if compact is None else None
-        short = _first_fitting(item, lines, end, whole.score, cap, left, self.encoding, class_cap)
+        # a definition's parameters, unless compact; similar code shows what matched instead
+        whole_signature = compact is None and item.route != SIMILAR_ROUTE
+        short = _first_fitting(
+            item, lines, end, whole.score, cap, left, self.encoding, class_cap, whole_signature
+        )
         if short is not None:
             return short
         # a lower bound: counting a whole class of thousands of lines only to say so cost
