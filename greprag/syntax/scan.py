@@ -766,16 +766,44 @@ class LocalExpander:
     def expand(
         self, path: str, lines: list[str], lang: str | None, lo: int, hi: int
     ) -> tuple[int, int] | None:
-        """The block around lines lo..hi, or None when tree-sitter should decide."""
+        """The block around lines lo..hi, or None when tree-sitter should decide. A Python
+        range that starts or ends on a blank or comment line the scan cannot place (at
+        module or class level) is widened around its first and last code lines instead,
+        its own lines kept: what tree-sitter answers there, without parsing."""
         if lang is None:
             return None
         scan = _scan_of(lines, lang)
         if scan is None:
             return None
-        expand_one = python_expand if isinstance(scan, _PyScan) else brace_expand
-        first = expand_one(scan, lo)
-        last = first if hi == lo else expand_one(scan, hi)
-        if first is None or last is None:
-            return None
-        # the units around the first and the last hit, and everything between them
-        return min(first[0], last[0]), max(first[1], last[1])
+        widened = _expand_ends(scan, lo, hi)
+        if widened is None and isinstance(scan, _PyScan) and 1 <= lo <= hi <= len(lines):
+            first, last = _py_code_ends(scan, lo, hi)
+            inner = _expand_ends(scan, first, last) if (first, last) != (lo, hi) else None
+            if inner is not None:
+                widened = min(inner[0], lo), max(inner[1], hi)
+        return widened
+
+
+def _expand_ends(scan: _PyScan | _BraceScan, lo: int, hi: int) -> tuple[int, int] | None:
+    """The units around lines lo and hi (1-based) and everything between them; None when
+    the scan cannot place either."""
+    expand_one = python_expand if isinstance(scan, _PyScan) else brace_expand
+    first = expand_one(scan, lo)
+    last = first if hi == lo else expand_one(scan, hi)
+    if first is None or last is None:
+        return None
+    return min(first[0], last[0]), max(first[1], last[1])
+
+
+def _py_code_ends(scan: _PyScan, lo: int, hi: int) -> tuple[int, int]:
+    """Lines lo..hi (1-based) less the blank and comment lines at either end; as they are
+    when they hold nothing else."""
+
+    def blank_or_comment(n: int) -> bool:
+        return not scan.code[n - 1] and not scan.in_string[n - 1]
+
+    while lo < hi and blank_or_comment(lo):
+        lo += 1
+    while hi > lo and blank_or_comment(hi):
+        hi -= 1
+    return lo, hi

@@ -10,10 +10,15 @@ from __future__ import annotations
 import subprocess
 import sys
 import tarfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from greprag.syntax import Span, file_spans
+from greprag.syntax.grammars import grammar_key
+from greprag.syntax.treesitter import tree_analysis
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,20 @@ def fetch(source: Source, cache: Path) -> Path:
         tar.extractall(root, filter="data")
     done.touch()
     return root
+
+
+def parsed_files(source: Source, root: Path) -> Iterator[tuple[str, list[str], str, list[Span]]]:
+    """(path, lines, text, spans) of each file of ``source`` under ``root`` that tree-sitter
+    parses cleanly, in path order: ``text`` is the lines joined as the widener joins them."""
+    key = grammar_key(source.lang)
+    assert key is not None
+    for file in sorted(p for p in root.glob(source.pattern) if p.is_file()):
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = "\n".join(lines)
+        if tree_analysis(key, text.encode("utf-8", "replace"), strict=True) is None:
+            continue
+        path = file.relative_to(root).as_posix()
+        yield path, lines, text, file_spans(path, text, source.lang)
 
 
 @pytest.fixture(scope="session")

@@ -13,12 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from greprag.syntax import expand_range, file_spans
+from greprag.syntax import expand_range
 from greprag.syntax.analysis import expand_in_region
-from greprag.syntax.grammars import grammar_key
 from greprag.syntax.scan import LocalExpander
-from greprag.syntax.treesitter import tree_analysis
-from tests.comparison.conftest import fetch
+from tests.comparison.conftest import fetch, parsed_files
 from tests.comparison.test_scan_vs_treesitter import PYTHON
 
 pytestmark = pytest.mark.comparison
@@ -26,16 +24,9 @@ pytestmark = pytest.mark.comparison
 
 def test_region_widening_equals_whole_file_widening(cache: Path) -> None:
     root = fetch(PYTHON, cache)
-    key = grammar_key("python")
     scan = LocalExpander()
     compared = refused = 0
-    for file in sorted(p for p in root.glob(PYTHON.pattern) if p.is_file()):
-        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
-        text = "\n".join(lines)
-        if tree_analysis(key, text.encode("utf-8", "replace"), strict=True) is None:
-            continue
-        path = file.relative_to(root).as_posix()
-        spans = file_spans(path, text, "python")
+    for path, lines, text, spans in parsed_files(PYTHON, root):
         for number, line in enumerate(lines, 1):
             region = scan.region(lines, "python", number, number) if line.strip() else None
             if region is None:

@@ -668,6 +668,24 @@ def test_widening_asks_tree_sitter_where_the_scan_is_unsure() -> None:
     assert widen("a.py", 4, 4) == expand_range(text, "python", 4, 4)
 
 
+def test_the_scan_widens_a_range_around_its_code_when_its_edges_are_blank_or_comments() -> None:
+    lines = [
+        "# the helpers",  # 1: a comment at the margin
+        "def g(x):",
+        "    y = x + 1",
+        "    return y",
+        "",  # 5: the blank line after g
+        "# more below",
+        "def h():",
+        "    return 2",
+    ]
+    scan = LocalExpander()
+    assert scan.expand("a.py", lines, "python", 3, 5) == (2, 5)  # g, and its blank line
+    assert scan.expand("a.py", lines, "python", 1, 3) == (1, 4)  # the comment above g too
+    assert scan.expand("a.py", lines, "python", 4, 7) == (2, 8)  # g through h
+    assert scan.expand("a.py", lines, "python", 5, 6) is None  # no code: tree-sitter decides
+
+
 def test_the_scan_widens_strings_comments_and_decorators_as_tree_sitter_does() -> None:
     lines = [
         '"""A module docstring,',  # 1: a string statement stands for its line
