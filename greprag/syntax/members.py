@@ -52,10 +52,10 @@ def class_analysis(
     class is only ever outlined from its whole file), None when unsure. The file's scan
     is the one widening made, kept per file content."""
     first, last = start - 1, end - 1
-    text = _scannable(lines, first, last)
+    scan = python_scan(lines)
+    text = _scannable(scan, first, last)
     if text is None:
         return None
-    scan = python_scan(lines)
     head = next(
         (
             n
@@ -86,10 +86,10 @@ def units_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysi
     gives a class's (relative to ``start``); None when unsure or when a unit runs on
     past ``end``."""
     first, last = start - 1, end - 1
-    text = _scannable(lines, first, last)
+    scan = python_scan(lines)
+    text = _scannable(scan, first, last)
     if text is None:
         return None
-    scan = python_scan(lines)
     head = next((n for n in range(first, last + 1) if scan.code[n]), None)
     if head is None or scan.in_string[first]:
         return None
@@ -107,14 +107,33 @@ def units_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysi
     return text, _relative(defs, stmts, first)
 
 
-def _scannable(lines: list[str], first: int, last: int) -> str | None:
+def _scannable(scan: _PyScan, first: int, last: int) -> str | None:
     """Lines [first, last] (0-based) joined, or None where the scan could misread them."""
+    lines = scan.lines
     text = "\n".join(lines[first : last + 1])
-    if "\\\n" in text or "\n\t" in text:
+    if ("\\\n" in text or "\n\t" in text) and any(
+        _misread(scan, n) for n in range(first, last + 1)
+    ):
         return None  # backslash continuations and tab indents: leave them to the parser
     if len(_TRIPLE.findall(text)) % 2 or ('"""' in text and "'''" in text):
         return None  # the scan pairs triple quotes of either kind
     return text
+
+
+def _misread(scan: _PyScan, n: int) -> bool:
+    """Line ``n`` (0-based) could mislead the scan: it starts with a tab, or a backslash
+    continues it onto a line indented no deeper than the statement it goes on (outside a
+    triple-quoted string's body, neither sets indentation)."""
+    lines, code, indents = scan.lines, scan.code, scan.indents
+    line = lines[n]
+    if line.startswith("\t") and not scan.in_string[n]:
+        return True
+    if not line.endswith("\\") or n + 1 >= len(lines) or scan.in_string[n + 1]:
+        return False
+    head = n
+    while head > 0 and code[head - 1] and lines[head - 1].endswith("\\"):
+        head -= 1  # the first line of the continued statement
+    return not code[head] or indents[n + 1] <= indents[head]
 
 
 def _relative(defs: list[Span], stmts: list[Span], offset: int) -> Analysis:

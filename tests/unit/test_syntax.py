@@ -21,6 +21,7 @@ from greprag.syntax import (
     file_spans,
     outline,
 )
+from greprag.syntax.members import class_analysis
 from greprag.syntax.scan import LocalExpander, class_skeleton
 
 PYTHON = '''\
@@ -108,6 +109,34 @@ def test_python_outline_of_class() -> None:
         '    def make(name: str) -> "Store": ...',
         "    def get(self, key): ...",
     ]
+
+
+def test_a_docstrings_backslashes_and_tabs_leave_a_class_to_the_scan() -> None:
+    lines = [
+        "class Beta(Function):",
+        '    r"""The beta integral: \\\\',  # LaTeX line breaks inside the docstring
+        "    B(x, y) = \\int_0^1 t^{x-1} dt \\\\",
+        "\tan example indented with a tab",
+        '    """',
+        "",
+        "    def fdiff(self, argindex):",
+        "        x, y = self.args",
+        "        return x",
+        "",
+        "    def eval(cls, x, y=None):",
+        "        return None",
+    ]
+    text = "\n".join(lines)
+    assert class_analysis(lines, 1, len(lines)) not in (None, False)  # no parse needed
+    alone = class_outline("beta.py", lines, 1, 1, len(lines))
+    assert alone == outline(text, "python", 1, len(lines)) and "def eval" in alone
+    deeper = [*lines[:8], "        return x + \\", "            y", *lines[9:]]
+    assert class_analysis(deeper, 1, len(deeper)) not in (None, False)  # a deeper line goes on
+    assert class_outline("b.py", deeper, 1, 1, len(deeper)) == outline(
+        "\n".join(deeper), "python", 1, len(deeper)
+    )
+    shallow = [*lines[:8], "        return x + \\", "    y", *lines[9:]]
+    assert class_analysis(shallow, 1, len(shallow)) is None  # the parser decides
 
 
 def test_python_class_outline_shows_the_attributes_init_sets() -> None:
