@@ -20,7 +20,6 @@ from greprag.syntax.scan import (
     _BARE_STRING,
     _PY_CLASS,
     _PY_HEADER,
-    _TRIPLE,
     _closes,
     _goes_on,
     _py_unit_end,
@@ -115,8 +114,8 @@ def _scannable(scan: _PyScan, first: int, last: int) -> str | None:
         _misread(scan, n) for n in range(first, last + 1)
     ):
         return None  # backslash continuations and tab indents: leave them to the parser
-    if len(_TRIPLE.findall(text)) % 2 or ('"""' in text and "'''" in text):
-        return None  # the scan pairs triple quotes of either kind
+    if scan.in_string[first] or (last + 1 < len(lines) and scan.in_string[last + 1]):
+        return None  # they start or end inside a triple-quoted string
     return text
 
 

@@ -25,7 +25,7 @@ _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _PY_CLASS = re.compile(r"\s*class\b")
 _PY_CLAUSE = re.compile(r"(else|elif|except|finally)\b")
 _BARE_STRING = re.compile(r"\s*[rRuUbBfF]{0,2}[\"']")
-_TRIPLE = re.compile(r'"""|\'\'\'')
+_PY_QUOTE = re.compile(r'"""|\'\'\'|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|#')  # outside strings
 _STRIP = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\]){0,6}\'|`(?:\\.|[^`\\])*`|//.*$|/\*.*?\*/')
 _MAY_STRIP = re.compile(r"[\"'`/]")  # what a string or comment starts with
 _CLASS_LIKE = re.compile(
@@ -87,13 +87,15 @@ _INDENTED = ("", " ", "\t")
 
 
 def _python_scan(lines: list[str]) -> _PyScan:
-    """Mark the lines inside triple-quoted strings (an odd count of quotes flips the state)."""
+    """Mark the lines inside triple-quoted strings: one opens with either kind of triple
+    quote and closes with the same kind (the other kind inside it is text)."""
     states = []
     code = []
     indents = []
     code_indents = []
-    inside = False
+    opened = ""  # the triple quote of the string the line so far is inside
     for line in lines:
+        inside = bool(opened)
         states.append(inside)
         stripped = line.lstrip()
         indent = len(line) - len(stripped)
@@ -101,9 +103,27 @@ def _python_scan(lines: list[str]) -> _PyScan:
         indents.append(indent)
         code.append(is_code)
         code_indents.append(indent if is_code else _NOT_CODE)
-        if ('"""' in line or "'''" in line) and len(_TRIPLE.findall(line)) % 2:
-            inside = not inside
+        if '"""' in line or "'''" in line:
+            opened = _open_after(line, opened)
     return _PyScan(lines, states, code, indents, code_indents)
+
+
+def _open_after(line: str, opened: str) -> str:
+    """The triple quote whose string is still open after ``line`` ("" for none), given the
+    one open before it. Quotes in one-line strings and comments open nothing."""
+    at = 0
+    while True:
+        if opened:
+            close = line.find(opened, at)
+            if close < 0:
+                return opened
+            at, opened = close + 3, ""
+        token = _PY_QUOTE.search(line, at)
+        if token is None or token.group() == "#":
+            return ""
+        if token.group() in ('"""', "'''"):
+            opened = token.group()
+        at = token.end()
 
 
 def _py_code(scan: _PyScan, n: int) -> bool:

@@ -139,6 +139,28 @@ def test_a_docstrings_backslashes_and_tabs_leave_a_class_to_the_scan() -> None:
     assert class_analysis(shallow, 1, len(shallow)) is None  # the parser decides
 
 
+def test_the_scan_tells_triple_quotes_of_each_kind_and_in_one_line_strings_apart() -> None:
+    lines = [
+        "def f():",
+        '    """Shows \'\'\' inside."""',  # the other kind inside a docstring is text
+        "    return 1",
+        "",
+        "",
+        "def g(s):",
+        "    quotes = [\"'''\" in s, '\"\"\"' in s]  # both kinds, each in a one-line string",
+        "    return quotes",
+        "",
+        "",
+        "def h():",
+        "    return 2",
+    ]
+    text = "\n".join(lines)
+    scan = LocalExpander()
+    for line, block in ((3, (1, 3)), (8, (6, 8)), (12, (11, 12))):
+        assert scan.expand("q.py", lines, "python", line, line) == block
+        assert expand_range(text, "python", line, line) == block
+
+
 def test_python_class_outline_shows_the_attributes_init_sets() -> None:
     """``config.invocation_params``: an instance attribute is a member a caller reads, so
     the outline lists each ``self.x = ...`` of ``__init__`` (first line, once per name)."""
