@@ -34,7 +34,7 @@ __all__ = ["class_analysis", "units_analysis"]
 
 _NAME = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")
 _OPENERS = "([{"
-_MAX_HEADER_LINES = 40
+_MAX_HEADER_LINES = 60  # a signature over more lines is left to the parser
 
 
 class _Unsure(Exception):
@@ -75,7 +75,9 @@ def class_analysis(
         # where it never ends in the range; alone, a top-level one may parse shorter
         return False if lines[head][:1].isspace() else None
     if unit_end < last - 2 or any(scan.code[unit_end + 1 : last + 1]):
-        return False  # the class and more: no class ends where the lines do
+        return False  # the class and more (a string below it may run on past the lines)
+    if _ends_in_string(scan, last):
+        return None
     return text, _relative(defs, stmts, first)
 
 
@@ -87,7 +89,7 @@ def units_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysi
     first, last = start - 1, end - 1
     scan = python_scan(lines)
     text = _scannable(scan, first, last)
-    if text is None:
+    if text is None or _ends_in_string(scan, last):
         return None
     head = next((n for n in range(first, last + 1) if scan.code[n]), None)
     if head is None or scan.in_string[first]:
@@ -114,9 +116,12 @@ def _scannable(scan: _PyScan, first: int, last: int) -> str | None:
         _misread(scan, n) for n in range(first, last + 1)
     ):
         return None  # backslash continuations and tab indents: leave them to the parser
-    if scan.in_string[first] or (last + 1 < len(lines) and scan.in_string[last + 1]):
-        return None  # they start or end inside a triple-quoted string
     return text
+
+
+def _ends_in_string(scan: _PyScan, last: int) -> bool:
+    """Line ``last`` (0-based) ends inside a triple-quoted string."""
+    return last + 1 < len(scan.lines) and scan.in_string[last + 1]
 
 
 def _misread(scan: _PyScan, n: int) -> bool:

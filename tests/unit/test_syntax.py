@@ -139,6 +139,19 @@ def test_a_docstrings_backslashes_and_tabs_leave_a_class_to_the_scan() -> None:
     assert class_analysis(shallow, 1, len(shallow)) is None  # the parser decides
 
 
+def test_a_class_needs_no_parse_for_a_long_signature_or_a_string_below_it() -> None:
+    parameters = [f"        p{n}: int = {n}," for n in range(50)]
+    lines = ["class A:", "    def __init__(", "        self,", *parameters, "    ):"]
+    lines += ["        self.p0 = p0", "", '"""A note below the class', "that runs on.", '"""']
+    text = "\n".join(lines)
+    end = len(lines) - 4  # the class's last line
+    assert class_analysis(lines, 1, end) not in (None, False)  # a 53-line signature
+    assert class_outline("a.py", lines, 1, 1, end) == outline(text, "python", 1, end)
+    # the class, then a string running on past the lines: surely no class ends there
+    assert class_analysis(lines, 1, len(lines) - 1) is False
+    assert class_outline("a.py", lines, 1, 1, len(lines) - 1) == ""
+
+
 def test_the_scan_tells_triple_quotes_of_each_kind_and_in_one_line_strings_apart() -> None:
     lines = [
         "def f():",
