@@ -328,12 +328,14 @@ def _member_indent(scan: _PyScan, class_head: int) -> int:
 
 @dataclass
 class _BraceScan:
-    """A C-like file's lines, their code without strings and comments, and brace depths."""
+    """A C-like file's lines, their code without strings and comments, and brace depths;
+    kept per file content, with the ends of blocks already found."""
 
     lines: list[str]
     code: list[str]  # each line with strings and comments removed
     depth: list[int]  # brace depth at the start of each line
     in_comment: list[bool]  # the line starts inside a block comment
+    block_ends: dict[int, int | None] = field(default_factory=dict)  # head -> close line
 
 
 def _blank_out(match: re.Match[str]) -> str:
@@ -389,16 +391,21 @@ def _brace_header(scan: _BraceScan, n: int) -> str:
 
 def _brace_end(scan: _BraceScan, head: int) -> int | None:
     """0-based line where the block opened at ``head`` closes; None if it does not close
-    within ``_MAX_BLOCK_LINES``."""
+    within ``_MAX_BLOCK_LINES``. Kept per head: a class's close is asked for each hit in it."""
+    if head in scan.block_ends:
+        return scan.block_ends[head]
     base = scan.depth[head]
     opened = False
+    close = None
     for n in range(head, min(len(scan.lines), head + _MAX_BLOCK_LINES)):
         after = scan.depth[n + 1] if n + 1 < len(scan.depth) else 0
         if after > base or "{" in scan.code[n]:
             opened = True
         if opened and after <= base:
-            return n
-    return None
+            close = n
+            break
+    scan.block_ends[head] = close
+    return close
 
 
 def _brace_with_docs(scan: _BraceScan, head: int) -> int:
@@ -653,7 +660,7 @@ def brace_balance(scan: _BraceScan, start: int, end: int) -> tuple[int, int] | N
     it leaves, down to the close of a block it opens; None when that does not happen
     within ``_MAX_BLOCK_LINES``."""
     after = scan.depth[end] if end < len(scan.depth) else 0
-    base = min(after, *(scan.depth[n] for n in range(start - 1, end)))
+    base = min(after, min(scan.depth[start - 1 : end]))
     first = start - 1
     if scan.depth[first] > base:  # the range closes a block opened above it
         while first > 0 and not (scan.depth[first] == base and "{" in scan.code[first]):
