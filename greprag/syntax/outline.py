@@ -31,6 +31,7 @@ _SKELETON_LANGUAGES = frozenset({"java"})
 
 _ENUM_RE = re.compile(r"\benum\b")
 _MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
+_ANNOTATION = re.compile(r"\s*@")  # a decorator (Python) or an annotation (Java, ...)
 _MAX_INIT_ATTRIBUTES = 12  # ``self.x = ...`` lines shown under a class's ``__init__``
 _INIT_RE = re.compile(r"\s*def\s+__init__\s*\(")
 _SELF_ATTRIBUTE_RE = re.compile(r"\s*self\.(\w+)\s*(:[^=]+)?=[^=]")
@@ -176,6 +177,18 @@ def _top_units(units: tuple[Span, ...], start: int, end: int) -> list[Span]:
     return result
 
 
+def _parameters_open(header: list[str]) -> int:
+    """The index of the header line that opens a member's parameters: the first holding a
+    ``(`` past its annotations or decorators and their arguments (0 if none does)."""
+    depth = 0
+    for index, line in enumerate(header):
+        if depth > 0 or _ANNOTATION.match(line):
+            depth = max(0, depth + line.count("(") - line.count(")"))
+        elif "(" in line:
+            return index
+    return 0
+
+
 class _Outliner:
     """Writes an outline line by line into ``out``; one per call of :func:`outline`.
 
@@ -317,16 +330,23 @@ class _Outliner:
         return header[: len(header) - len(header.lstrip())] + "    "
 
     def _shorten(self, mark: int) -> None:
-        """Collapse a member's long multi-line signature to its first and last lines."""
+        """Collapse a member's long multi-line signature to its lines up to the first ``(``
+        and its last line; the line that opens its parameters too, when an annotation's
+        or a decorator's ``(`` came first."""
         header = self.out[mark:]
         if len(header) <= _MAX_MEMBER_HEADER:
             return
         first = next((i for i, line in enumerate(header) if "(" in line), 0)
+        kept = header[: first + 1]
+        opens = _parameters_open(header)
+        if first < opens < len(header) - 1:  # else the declaration is the last line, kept
+            kept.append(header[opens])
+            first = opens
         if first >= len(header) - 2:
             return
         below = header[first + 1]
         marker = below[: len(below) - len(below.lstrip())] + "..."
-        self.out[mark:] = [*header[: first + 1], marker, header[-1]]
+        self.out[mark:] = [*kept, marker, header[-1]]
 
     def _members(self, span: Span, skip: int, methods: bool) -> int:
         """Outline the direct members of a class-like span; returns how many."""

@@ -690,6 +690,36 @@ def test_outline_collapses_nested_classes_and_long_member_signatures() -> None:
     ]
 
 
+def test_a_long_member_signature_shortened_keeps_its_declaration_below_an_annotation() -> None:
+    params = "".join(f"        int p{index},\n" for index in range(6))
+    text = (
+        "public class Sorter {\n"
+        '    @SuppressWarnings("unchecked")\n'
+        f"    public static void sort(\n{params}        boolean last) {{\n"
+        "        run();\n"
+        "    }\n"
+        "}\n"
+    )
+    assert outline(text, "java", 1, text.count("\n")).splitlines() == [
+        "public class Sorter {",
+        '    @SuppressWarnings("unchecked")',
+        "    public static void sort(",
+        "        ...",
+        "        boolean last) { ... }",
+        "}",
+    ]
+    params = "".join(f"        p{index},\n" for index in range(6))
+    text = f"class Dialect:\n    @deprecated_params(x=1)\n    def __init__(\n{params}    ):\n"
+    text += "        pass\n"
+    assert outline(text, "python", 1, text.count("\n")).splitlines() == [
+        "class Dialect:",
+        "    @deprecated_params(x=1)",
+        "    def __init__(",
+        "        ...",
+        "    ): ...",
+    ]
+
+
 def _module(n: int) -> list[str]:
     """A Python module: a docstring, then n functions of three lines with a blank between."""
     lines = ['"""Doc."""', ""]
