@@ -13,10 +13,12 @@ skeletons, with the CPU time spent in them per retrieval.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from bench.latency import CORPUS_FETCHERS, pick_cursors
 
@@ -33,15 +35,13 @@ _KINDS = {  # the function that asked, by its qualified name
 def counted_parses() -> Iterator[Counter[str]]:
     """While open, count the tree-sitter analyses made, by kind (``whole file``,
     ``region``, ``skeleton``), and their thread CPU seconds under ``"cpu"``."""
-    import sys
-
     from greprag.syntax import analysis
 
     counts: Counter[str] = Counter()
     original = analysis.tree_analysis
 
-    def counting(*args, **kwargs):
-        caller = sys._getframe(1).f_code.co_qualname
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        caller = sys._getframe(1).f_code.co_qualname  # which analysis asked: its kind
         started = time.thread_time()
         try:
             return original(*args, **kwargs)
