@@ -126,8 +126,8 @@ def _ends_in_string(scan: _PyScan, last: int) -> bool:
 
 def _misread(scan: _PyScan, n: int) -> bool:
     """Line ``n`` (0-based) could mislead the scan: it starts with a tab, or a backslash
-    continues it onto a line indented no deeper than the statement it goes on (outside a
-    triple-quoted string's body, neither sets indentation)."""
+    continues it onto a line indented no deeper than the statement it goes on. Inside a
+    triple-quoted string's body neither matters."""
     lines, code, indents = scan.lines, scan.code, scan.indents
     line = lines[n]
     if line.startswith("\t") and not scan.in_string[n]:

@@ -796,7 +796,7 @@ class LocalExpander:
         """The block around lines lo..hi, or None when tree-sitter should decide. A Python
         range that starts or ends on a blank or comment line the scan cannot place (at
         module or class level) is widened around its first and last code lines instead,
-        its own lines kept: what tree-sitter answers there, without parsing."""
+        its own lines kept: nearly always tree-sitter's answer, without a parse."""
         if lang is None:
             return None
         scan = _scan_of(lines, lang)
