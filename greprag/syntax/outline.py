@@ -31,7 +31,7 @@ _SKELETON_LANGUAGES = frozenset({"java"})
 
 _ENUM_RE = re.compile(r"\benum\b")
 _MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
-_ANNOTATION = re.compile(r"\s*@")  # a decorator (Python) or an annotation (Java, ...)
+_ANNOTATION_LINE = re.compile(r"\s*@")  # a decorator (Python) or an annotation (Java, ...)
 _MAX_INIT_ATTRIBUTES = 12  # ``self.x = ...`` lines shown under a class's ``__init__``
 _INIT_RE = re.compile(r"\s*def\s+__init__\s*\(")
 _SELF_ATTRIBUTE_RE = re.compile(r"\s*self\.(\w+)\s*(:[^=]+)?=[^=]")
@@ -182,7 +182,7 @@ def _parameters_open(header: list[str]) -> int:
     ``(`` past its annotations or decorators and their arguments (0 if none does)."""
     depth = 0
     for index, line in enumerate(header):
-        if depth > 0 or _ANNOTATION.match(line):
+        if depth > 0 or _ANNOTATION_LINE.match(line):
             depth = max(0, depth + line.count("(") - line.count(")"))
         elif "(" in line:
             return index
