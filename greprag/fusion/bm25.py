@@ -75,21 +75,26 @@ def bm25_scores(
     freqs: list[Counter[str]] = [Counter(doc) for doc in documents]
     lengths = [len(doc) for doc in documents]
     avgdl = sum(lengths) / n_docs or 1.0
-    postings: dict[str, list[int]] = {}
-    for i, freq in enumerate(freqs):
-        for word in freq:
-            postings.setdefault(word, []).append(i)
-    idf = {w: math.log(n_docs - len(p) + 0.5) - math.log(len(p) + 0.5) for w, p in postings.items()}
-    if not idf:  # no document has a token (blank or punctuation-only candidates)
+    # document frequencies in C; every word's idf only for the mean (words with the same
+    # frequency share it), summed in first-occurrence order as a per-word dict would be
+    frequency = Counter(chain.from_iterable(freqs))
+    if not frequency:  # no document has a token (blank or punctuation-only candidates)
         return [0.0] * n_docs
-    floor = epsilon * (sum(idf.values()) / len(idf))
+    by_count = {c: math.log(n_docs - c + 0.5) - math.log(c + 0.5) for c in set(frequency.values())}
+    floor = epsilon * (sum(map(by_count.__getitem__, frequency.values())) / len(frequency))
+    wanted = Counter(query)
+    postings: dict[str, list[int]] = {word: [] for word in wanted}
+    for i, freq in enumerate(freqs):
+        for word in freq.keys() & postings.keys():
+            postings[word].append(i)
     norms = [k1 * (1 - b + b * length / avgdl) for length in lengths]
     scores = [0.0] * n_docs
-    for word, times in Counter(query).items():
-        docs = postings.get(word)
+    for word, times in wanted.items():
+        docs = postings[word]
         if not docs:
             continue
-        weight = idf[word] if idf[word] >= 0 else floor
+        idf = by_count[len(docs)]
+        weight = idf if idf >= 0 else floor
         if not weight:
             continue
         for i in docs:
