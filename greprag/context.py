@@ -78,9 +78,12 @@ _PY_ANNOT = re.compile(r"(?:self\.)?(\w+)\s*:\s*([A-Za-z_][\w.]*(?:\[[^\]=]*\])?
 _PY_ASSIGN = re.compile(r"^\s*(self\.)?(\w+)\s*(?::[^=]+)?=\s*([A-Za-z_][\w.]*)\s*\(")
 _GO_ASSIGN = re.compile(r"\b(\w+)\s*:?=\s*&?([A-Z]\w*)\s*[{(]|\b(\w+)\s*:=\s*(?:\w+\.)?New(\w+)\(")
 # typed declarations and ``x = new T``, never matching across a line: run over a whole
-# text, they find what they find line by line, in the same order
+# text, they find what they find line by line, in the same order. The type's first letter
+# comes first, its word boundary checked behind it: a pattern that opens with a character
+# class lets the regex engine skip to candidate letters; one that opens with ``\b`` is
+# tried at every position
 _TYPED_DECL = re.compile(
-    r"\b([A-Z][\w$]*(?:<[^;=()\n]*>)?(?:\[\])*)[^\S\n]+([a-z_$][\w$]*)[^\S\n]*(?:=|;|,|\))"
+    r"([A-Z](?<!\w\w)[\w$]*(?:<[^;=()\n]*>)?(?:\[\])*)[^\S\n]+([a-z_$][\w$]*)[^\S\n]*(?:=|;|,|\))"
 )
 _NEW_ASSIGN = re.compile(
     r"\b(?:this\.)?([A-Za-z_$][\w$]*)[^\S\n]*=[^\S\n]*new[^\S\n]+([A-Z][\w$.]*)"
@@ -262,8 +265,9 @@ def _bindings(lines: list[str], ctx: LocalContext) -> None:
         for type_name, name in _TYPED_DECL.findall(text):
             if type_name.split("<")[0] not in ("return", "new"):
                 ctx.annotations[name] = type_name
-        if "new" in text:
-            ctx.assignments.update(_NEW_ASSIGN.findall(text))
+        if "new" in text:  # a match lies within one line: only lines with "new" are read
+            news = "\n".join(line for line in lines if "new" in line)
+            ctx.assignments.update(_NEW_ASSIGN.findall(news))
         return
     for line in lines:
         if ctx.lang == "python" or ctx.lang is None:

@@ -54,6 +54,23 @@ def test_java_bindings_and_scope_are_read_line_by_line() -> None:
     assert ctx.class_bases == ["Base", "Item"]
 
 
+def test_a_java_type_starts_at_a_word_boundary() -> None:
+    before = "\n".join(
+        [
+            "class Box {",
+            "    xFoo hidden;",  # the type is xFoo, not Foo: no binding
+            "    $Gen made;",  # "$" is no word character: Gen starts a word
+            "    éFoo odd;",  # a letter of any script is: no boundary before Foo
+            "    int count = 0; Item item = new Item();",
+            "    void f() {",
+            "        ",
+        ]
+    )
+    ctx = build_local_context(before, lang="java")
+    assert ctx.annotations == {"made": "Gen", "item": "Item"}
+    assert ctx.assignments == {"item": "Item"}
+
+
 def test_a_generic_class_declares_type_parameters_that_are_no_bases() -> None:
     before = "\n".join(
         [
