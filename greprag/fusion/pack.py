@@ -79,17 +79,21 @@ def marked_forms(
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
-    headers = set(_def_headers(lines, first + 1, end))
+    headers: set[int] | None = None  # found only when needed: a class may run for pages
     outline = ""
     if _CLASS_HEADER.search(lines[first - 1]):
         outline = syntax.class_outline(path, lines, start, first, end)
-    elif _holds_class(lines, first, headers):
-        outline = syntax.range_outline(path, lines, start, end)
+    else:
+        headers = set(_def_headers(lines, first + 1, end))
+        if _holds_class(lines, first, headers):
+            outline = syntax.range_outline(path, lines, start, end)
     if outline:
         yield Form(outline, of_class=True)
         signatures = _signatures_only(outline)
         if signatures != outline:
             yield Form(signatures, of_class=True)
+    if headers is None:
+        headers = set(_def_headers(lines, first + 1, end))
     around: set[int] = set()
     for hit in item.match_lines:
         around |= {hit - 1, hit, hit + 1}
