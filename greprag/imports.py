@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Set
 from pathlib import Path
 
 from greprag.context import ImportRef, LocalContext
@@ -51,7 +52,7 @@ def _js_candidates(ref: ImportRef, current: str | None) -> list[str]:
 
 
 def resolve_imports(
-    ctx: LocalContext, repo: Path, known_files: set[str] | None = None
+    ctx: LocalContext, repo: Path, known_files: Set[str] | None = None
 ) -> dict[str, str]:
     """Map each imported local name to the repo file that defines it, where one exists.
 
@@ -89,7 +90,7 @@ def resolve_imports(
     return found
 
 
-def _suffix_match(suffix: str, known_files: set[str] | None) -> str | None:
+def _suffix_match(suffix: str, known_files: Set[str] | None) -> str | None:
     if not known_files:
         return None
     for path in known_files:

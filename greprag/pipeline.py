@@ -80,6 +80,7 @@ class Retriever:
         # the dense route joins where grep is weak
         self.dense = DenseJoin(self.repo, s, load_model=load_dense)
         self._docs = None  # docs_mode.search.DocsSearch, made on the first search
+        self._known: tuple[list[str] | None, frozenset[str]] = (None, frozenset())
 
     # -- inputs ----------------------------------------------------------------------
     def local_context(
@@ -102,9 +103,17 @@ class Retriever:
         return context_at(self.repo, file, line, column, language=language, window_lines=window)
 
     def _imports(self, ctx: LocalContext) -> dict[str, str]:
+        """The in-repo files the cursor's file imports from, looked up in the grep route's
+        file list (what rg searches; listed again past ``file_list_ttl``) rather than
+        with a ``stat`` per candidate path: a Python import has up to 20 of them."""
         if not ctx.imports:
             return {}
-        known = set(self.grep.files("java")) if ctx.lang == "java" and self.grep else None
+        known = None
+        if ctx.lang in ("java", "python") and self.grep:
+            listed = self.grep.files(ctx.lang)
+            if self._known[0] is not listed:
+                self._known = (listed, frozenset(listed))
+            known = self._known[1]
         return resolve_imports(ctx, self.repo, known)
 
     # -- planning --------------------------------------------------------------------

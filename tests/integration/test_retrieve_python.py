@@ -165,3 +165,18 @@ def test_skipped_files_are_reported_not_returned(junk_repo):
         assert any(w in reasons[path] for w in words), f"{path}: reason {reasons[path]!r}"
         assert all(b.path != path for b in res.blocks)
     assert "class DataLoader" in res.context, describe(res)
+
+
+def test_imports_are_traced_to_the_files_rg_searches(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "tools.py").write_text("def helper(x):\n    return x\n")
+    (tmp_path / "pkg" / "made.py").write_text("def generated(x):\n    return x\n")
+    (tmp_path / ".ignore").write_text("pkg/made.py\n")  # rg leaves it out, like .gitignore
+    (tmp_path / "pkg" / "app.py").write_text(
+        "from pkg.tools import helper\nfrom pkg.made import generated\n\n\ndef run(x):\n    \n"
+    )
+    plan = Retriever(tmp_path, router="offline").plan(file="pkg/app.py", line=6, column=4)
+
+    traced = [q.identifier for q in plan.queries if q.purpose == "import"]
+    assert traced == ["helper"], plan.queries
