@@ -196,7 +196,7 @@ def import_probes(
     if generic:
         files = tuple(sorted(set(generic.values())))
         groups.append((list(generic), weights.import_generic, files))
-    groups += _module_member_groups(ctx, imported, code, weights)
+    groups += _module_member_groups(ctx, imported, code, used, weights)
     probes = []
     for names, weight, files in groups:
         if not names:
@@ -217,9 +217,10 @@ def import_probes(
 
 
 def _module_member_groups(
-    ctx: LocalContext, imported: dict[str, str], code: str, weights: RouterWeights
+    ctx: LocalContext, imported: dict[str, str], code: str, used: set[str], weights: RouterWeights
 ) -> list[tuple[list[str], float, tuple[str, ...]]]:
-    """``from . import errors`` then ``errors.StrError``: the module's members in use.
+    """``from . import errors`` then ``errors.StrError``: the module's members in use
+    (``used``: the identifiers of ``code``).
 
     The members this file already takes from an in-repo module are probed in that
     module's file only; with ``errors.`` at the cursor, so is every top-level name, and
@@ -230,7 +231,6 @@ def _module_member_groups(
         return []
     groups: list[tuple[list[str], float, tuple[str, ...]]] = []
     unused: list[str] = []
-    used = set(IDENTIFIER_RE.findall(code))
     for ref in ctx.imports:
         path = _module_path(ctx, ref, imported)
         if path is None:
