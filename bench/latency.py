@@ -15,7 +15,9 @@ RSS is that corpus's own. In the child:
 - the median of each stage in ``Result.timings`` (context, router, grep, rerank,
   dedup_pack, total), p50/p95/max of the wall time, ratios to the floor, the median CPU
   time of a retrieval (this process plus its rg) and of the floor (less sensitive to
-  other load than wall time), the peak RSS and the load average while it ran.
+  other load than wall time), the calling thread's own CPU per retrieval (steadier
+  still: no rg, no background thread; in the JSON row, for ``bench.latency_ab``), the
+  peak RSS and the load average while it ran.
 
 Targets (issue 13): p50 ≤ 3× the floor (≤ 50 ms at ~250k lines, ≤ 100 ms at ~750k),
 p95 ≤ 2× p50. Corpora are fetched once into ``~/.cache/greprag-bench`` (PyPI wheels and
@@ -245,6 +247,7 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
     wall: list[float] = []
     floor: list[float] = []
     cpu: list[float] = []  # this process's and rg's CPU per retrieval
+    thread_cpu: list[float] = []  # the calling thread's alone: steadier on a shared machine
     floor_cpu: list[float] = []
     stages: dict[str, list[float]] = {}
     for n, at in enumerate(cursors):
@@ -255,10 +258,11 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
                 floor.append(ms)
                 floor_cpu.append(cpu_ms)
                 continue
-            before = sum(_cpu())
+            before, mine = sum(_cpu()), time.thread_time()
             start = time.perf_counter()
             res = retriever.retrieve(file=at.file, line=at.line, column=at.column)
             wall.append((time.perf_counter() - start) * 1000)
+            thread_cpu.append((time.thread_time() - mine) * 1000)
             cpu.append((sum(_cpu()) - before) * 1000)
             for stage, ms in res.timings.items():
                 stages.setdefault(stage, []).append(ms)
@@ -268,6 +272,7 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
         "floor_p95": _percentile(floor, 0.95),
         "floor_cpu": statistics.median(floor_cpu),
         "cpu": statistics.median(cpu),
+        "thread_cpu": statistics.median(thread_cpu),
         "p50": statistics.median(wall),
         "p95": _percentile(wall, 0.95),
         "max": max(wall),

@@ -38,10 +38,17 @@ def run_child(tree: Path, corpus: str, cursors: int, seed: int) -> Row:
 
 def summary(rows: dict[tuple[str, str], list[Row]], corpora: list[str]) -> list[str]:
     """Markdown rows: per corpus the floor, each tree's p50 and p50/floor (medians over the
-    rounds), both trees' p95/p50 (the tail) and CPU per retrieval."""
+    rounds), both trees' p95/p50 (the tail), CPU per retrieval (with rg) and the calling
+    thread's CPU per retrieval ("–" for a tree whose ``bench.latency`` does not report it):
+    on a shared machine the last one moves least, so small changes show there first."""
 
     def med(found: list[Row], key: str) -> float:
         return statistics.median(float(r[key]) for r in found)
+
+    def thread(found: list[Row]) -> str:
+        if not all("thread_cpu" in r for r in found):
+            return "–"
+        return f"{med(found, 'thread_cpu'):.1f}"
 
     def ratio(found: list[Row], over: str) -> float:
         return statistics.median(float(r["p50"]) / float(r[over]) for r in found)
@@ -51,8 +58,9 @@ def summary(rows: dict[tuple[str, str], list[Row]], corpora: list[str]) -> list[
 
     lines = [
         "| corpus | lines | rg floor p50 | before p50 | after p50 | before / floor "
-        "| after / floor | p95 / p50 before → after | CPU before → after |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| after / floor | p95 / p50 before → after | CPU before → after "
+        "| thread CPU before → after |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for corpus in corpora:
         before, after = rows[(corpus, "before")], rows[(corpus, "after")]
@@ -62,7 +70,8 @@ def summary(rows: dict[tuple[str, str], list[Row]], corpora: list[str]) -> list[
             f"| {med(before, 'p50'):.1f} ms | {med(after, 'p50'):.1f} ms "
             f"| {ratio(before, 'floor_p50'):.2f}× | {ratio(after, 'floor_p50'):.2f}× "
             f"| {tail(before):.2f} → {tail(after):.2f} "
-            f"| {med(before, 'cpu'):.0f} → {med(after, 'cpu'):.0f} ms |"
+            f"| {med(before, 'cpu'):.0f} → {med(after, 'cpu'):.0f} ms "
+            f"| {thread(before)} → {thread(after)} ms |"
         )
     return lines
 
