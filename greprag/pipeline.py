@@ -80,7 +80,7 @@ class Retriever:
         # the dense route joins where grep is weak
         self.dense = DenseJoin(self.repo, s, load_model=load_dense)
         self._docs = None  # docs_mode.search.DocsSearch, made on the first search
-        self._known: tuple[list[str] | None, frozenset[str]] = (None, frozenset())
+        self._known: dict[str, tuple[list[str], frozenset[str]]] = {}  # per language
 
     # -- inputs ----------------------------------------------------------------------
     def local_context(
@@ -111,9 +111,10 @@ class Retriever:
         known = None
         if ctx.lang in ("java", "python") and self.grep:
             listed = self.grep.files(ctx.lang)
-            if self._known[0] is not listed:
-                self._known = (listed, frozenset(listed))
-            known = self._known[1]
+            kept = self._known.get(ctx.lang)
+            if kept is None or kept[0] is not listed:  # listed again: a new list object
+                kept = self._known[ctx.lang] = (listed, frozenset(listed))
+            known = kept[1]
         return resolve_imports(ctx, self.repo, known)
 
     # -- planning --------------------------------------------------------------------
