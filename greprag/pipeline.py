@@ -104,13 +104,19 @@ class Retriever:
 
     def _imports(self, ctx: LocalContext) -> dict[str, str]:
         """The in-repo files the cursor's file imports from, looked up in the grep route's
-        file list (what rg searches; listed again past ``file_list_ttl``) rather than
-        with a ``stat`` per candidate path: a Python import has up to 20 of them."""
+        file list (what rg searches) rather than with a ``stat`` per candidate path (a
+        Python import has up to 20). Python uses the list only once it is listed: a cold
+        first pass walks the repository, which is what reports unreadable folders and
+        odd file names as skips."""
         if not ctx.imports:
             return {}
+        listed = None
+        if self.grep is not None and ctx.lang == "java":
+            listed = self.grep.files("java")
+        elif self.grep is not None and ctx.lang == "python":
+            listed = self.grep.fresh_files("python")
         known = None
-        if ctx.lang in ("java", "python") and self.grep:
-            listed = self.grep.files(ctx.lang)
+        if listed is not None:
             kept = self._known.get(ctx.lang)
             if kept is None or kept[0] is not listed:  # listed again: a new list object
                 kept = self._known[ctx.lang] = (listed, frozenset(listed))

@@ -176,7 +176,13 @@ def test_imports_are_traced_to_the_files_rg_searches(tmp_path):
     (tmp_path / "pkg" / "app.py").write_text(
         "from pkg.tools import helper\nfrom pkg.made import generated\n\n\ndef run(x):\n    \n"
     )
-    plan = Retriever(tmp_path, router="offline").plan(file="pkg/app.py", line=6, column=4)
+    retriever = Retriever(tmp_path, router="offline")
+    cold = retriever.plan(file="pkg/app.py", line=6, column=4)  # not listed yet: stat
+    retriever.retrieve(file="pkg/app.py", line=6, column=4)  # walks, and lists the files
+    warm = retriever.plan(file="pkg/app.py", line=6, column=4)
 
-    traced = [q.identifier for q in plan.queries if q.purpose == "import"]
-    assert traced == ["helper"], plan.queries
+    def traced(plan) -> list[str]:
+        return [q.identifier for q in plan.queries if q.purpose == "import"]
+
+    assert traced(cold) == ["helper,generated"], cold.queries  # both files exist
+    assert traced(warm) == ["helper"], warm.queries
