@@ -9,6 +9,7 @@ and asks the background worker to bring the dense index up to date. Requests nam
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -16,12 +17,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from greprag.errors import RetrievalError
+from greprag.config import REPO_CONFIG
+from greprag.errors import GrepRAGError, RetrievalError
 from greprag.files import inside
 from greprag.server.answers import AnswerCache
 from greprag.server.watch import DEBOUNCE_MS, Watcher, Worker
 
 __all__ = ["Pool", "Workspace"]
+
+log = logging.getLogger("greprag.server")
 
 WATCHED_FILE_LIST_TTL_S = 60.0  # file lists live longer when the watcher says what changed
 SETTLE_S = 0.5  # no change for this long (and no refresh running): settled
@@ -42,8 +46,9 @@ class Workspace:
 
         self.root = root
         self.settings = {k: v for k, v in settings.items() if v is not None}
-        watched = {"file_list_ttl": WATCHED_FILE_LIST_TTL_S} if watch else {}
-        self.retriever = Retriever(root, **{**watched, **self.settings})
+        self._watched = {"file_list_ttl": WATCHED_FILE_LIST_TTL_S} if watch else {}
+        self.retriever = Retriever(root, **{**self._watched, **self.settings})
+        self.config_error = ""  # why the latest .greprag.toml edit was not applied
         # without a watcher nothing would clear answers when other files change: keep none
         self.answers = AnswerCache(root, size=ANSWERS if watch else 0)
         self.watcher = Watcher(root, self.changed, debounce_ms=debounce_ms) if watch else None
@@ -62,12 +67,29 @@ class Workspace:
         self.refresher.request()
 
     def changed(self, paths: list[str]) -> None:
-        """A batch of changed files (repo-relative): invalidate, then refresh dense."""
+        """A batch of changed files (repo-relative): invalidate (the root's own
+        ``.greprag.toml``: take its new settings), then refresh dense."""
         with self._lock:
+            if REPO_CONFIG in paths:
+                self._reconfigure()
             self.retriever.invalidate(paths)  # first: an answer begun before is then not kept
             self.answers.clear()
             self.changed_files += len(paths)
         self.refresher.request()
+
+    def _reconfigure(self) -> None:
+        """A Retriever with the settings the edited ``.greprag.toml`` gives (the server's
+        own options still win); when they are invalid the previous one stays and
+        ``config_error`` says why (status shows it)."""
+        from greprag.pipeline import Retriever
+
+        try:
+            retriever = Retriever(self.root, **{**self._watched, **self.settings})
+        except GrepRAGError as exc:
+            self.config_error = f"{REPO_CONFIG} not applied, previous settings kept: {exc}"
+            log.warning("%s: %s", self.root, self.config_error)
+            return
+        self.retriever, self.config_error = retriever, ""
 
     def settled(self) -> bool:
         """No change seen for ``SETTLE_S`` and no dense refresh pending."""

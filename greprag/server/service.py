@@ -377,6 +377,7 @@ def _root_status(ws: Workspace) -> dict[str, Any]:
             "error": watcher.error if watcher else "not watching (started with watching off)",
         },
         "settled": ws.settled(),
+        "config_error": ws.config_error,
         "refresh_error": ws.refresher.error,
         "answers": {"kept": len(ws.answers), "hits": ws.answers.hits, "misses": ws.answers.misses},
     }

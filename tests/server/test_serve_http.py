@@ -269,3 +269,24 @@ def test_an_operation_over_the_time_limit_gets_504(repo):
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def test_an_edited_repo_config_applies_after_the_debounce(server, repo):
+    at = _loader_cursor(repo)
+    config = repo / ".greprag.toml"
+    batches = server.get("/status").body["roots"][0]["watcher"]["batches"]
+    config.write_text("budget = 300\n")
+    try:
+        root = server.wait_settled(after_batches=batches)
+        assert root["config_error"] == ""
+        assert 0 < server.post("/retrieve", at).body["tokens"] <= 300
+        config.write_text("budget = 'a lot'\n")  # invalid: the previous settings stay
+        root = server.wait_settled(after_batches=root["watcher"]["batches"])
+        assert root["config_error"].startswith(".greprag.toml not applied"), root
+        assert 0 < server.post("/retrieve", at).body["tokens"] <= 300
+    finally:
+        batches = server.get("/status").body["roots"][0]["watcher"]["batches"]
+        config.unlink()
+        root = server.wait_settled(after_batches=batches)
+    assert root["config_error"] == ""
+    assert server.post("/retrieve", at).body["tokens"] > 300  # the defaults again
