@@ -80,7 +80,6 @@ class Retriever:
         # the dense route joins where grep is weak
         self.dense = DenseJoin(self.repo, s, load_model=load_dense)
         self._docs = None  # docs_mode.search.DocsSearch, made on the first search
-        self._known: dict[str, tuple[list[str], frozenset[str]]] = {}  # per language
 
     # -- inputs ----------------------------------------------------------------------
     def local_context(
@@ -110,17 +109,9 @@ class Retriever:
         odd file names as skips."""
         if not ctx.imports:
             return {}
-        listed = None
-        if self.grep is not None and ctx.lang == "java":
-            listed = self.grep.files("java")
-        elif self.grep is not None and ctx.lang == "python":
-            listed = self.grep.fresh_files("python")
         known = None
-        if listed is not None:
-            kept = self._known.get(ctx.lang)
-            if kept is None or kept[0] is not listed:  # listed again: a new list object
-                kept = self._known[ctx.lang] = (listed, frozenset(listed))
-            known = kept[1]
+        if self.grep is not None and ctx.lang in ("java", "python"):
+            known = self.grep.file_set(ctx.lang, list_now=ctx.lang == "java")
         return resolve_imports(ctx, self.repo, known)
 
     # -- planning --------------------------------------------------------------------

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from itertools import groupby
 from pathlib import Path
+from typing import NamedTuple
 
 from greprag.config import Settings
 from greprag.context import untyped_receiver
@@ -168,6 +169,14 @@ def _attribute(compiled: list[_Compiled], text: str, complete: bool) -> list[_Co
     return [c for c in possible if c.search(text)]
 
 
+class _Listing(NamedTuple):
+    """A language's file list (oversize files left out), when it was made, as a set."""
+
+    at: float  # time.monotonic()
+    files: list[str]
+    names: frozenset[str]
+
+
 @dataclass
 class _Search:
     """One rg process: the queries it ran, and what it matched (sorted by path and line).
@@ -207,7 +216,7 @@ class GrepRoute:
         self.timeout = timeout
         self._oversize: dict[str | None, list[str]] = {}
         self.file_list_ttl = file_list_ttl
-        self._file_lists: dict[str | None, tuple[float, list[str]]] = {}
+        self._file_lists: dict[str | None, _Listing] = {}
         self._listed: set[str] = set()  # every file of a cached list, oversize ones included
         self._epoch = 0  # bumped by invalidate: a listing begun before it is not kept
 
@@ -341,19 +350,32 @@ class GrepRoute:
 
     def fresh_files(self, lang: str | None) -> list[str] | None:
         """The language's file list when listed within ``file_list_ttl``, else None."""
-        cached = self._file_lists.get(lang)
-        if cached is None or time.monotonic() - cached[0] > self.file_list_ttl:
-            return None
-        return cached[1]
+        listing = self._fresh(lang)
+        return None if listing is None else listing.files
 
     def files(self, lang: str | None) -> list[str]:
         """The language's files (``.gitignore`` respected, oversize ones left out), listed
         again only when older than ``file_list_ttl``."""
-        listed = self.fresh_files(lang)
-        if listed is None:
-            found = list_files(self.rg, self.repo, (lang,) if lang else ())
-            listed = self._remember_files(lang, found)
-        return listed
+        return self._listing(lang).files
+
+    def file_set(self, lang: str | None, *, list_now: bool = True) -> frozenset[str] | None:
+        """``files(lang)`` as a set, made once per listing; with ``list_now`` False, None
+        unless listed within ``file_list_ttl`` (as ``fresh_files``)."""
+        listing = self._listing(lang) if list_now else self._fresh(lang)
+        return None if listing is None else listing.names
+
+    def _fresh(self, lang: str | None) -> _Listing | None:
+        cached = self._file_lists.get(lang)
+        if cached is None or time.monotonic() - cached.at > self.file_list_ttl:
+            return None
+        return cached
+
+    def _listing(self, lang: str | None) -> _Listing:
+        found = self._fresh(lang)
+        if found is None:
+            listed = list_files(self.rg, self.repo, (lang,) if lang else ())
+            found = self._remember_files(lang, listed)
+        return found
 
     def invalidate(self, paths: Iterable[str] | None = None) -> None:
         """Forget the cached file lists that ``paths`` (repo-relative, changed on disk) may
@@ -375,9 +397,9 @@ class GrepRoute:
         oversize = any(path in big for big in self._oversize.values())
         return (size > parse_size(self.max_filesize)) != oversize
 
-    def _remember_files(self, lang: str | None, files: list[str]) -> list[str]:
+    def _remember_files(self, lang: str | None, files: list[str]) -> _Listing:
         """Keep a language's file list, and which of its files are over the size limit;
-        the list kept."""
+        the listing kept."""
         limit = parse_size(self.max_filesize)
         big = []
         for path in files:
@@ -388,11 +410,11 @@ class GrepRoute:
                 continue
         oversize = set(big)  # rg searches explicit paths whatever their size: leave them out
         kept = [f for f in files if f not in oversize]
-        self._file_lists[lang] = (time.monotonic(), kept)
+        listing = self._file_lists[lang] = _Listing(time.monotonic(), kept, frozenset(kept))
         self._oversize[lang] = big
-        lists = [listed for _, listed in self._file_lists.values()] + list(self._oversize.values())
-        self._listed = {f for listed in lists for f in listed}
-        return kept
+        lists = [listing.files for listing in self._file_lists.values()]
+        self._listed = {f for listed in lists + list(self._oversize.values()) for f in listed}
+        return listing
 
     def _oversize_skips(self, langs: list[str | None], patterns: list[str]) -> list[Skip]:
         """Oversize files that match, found by rg -l over those files alone."""
@@ -450,9 +472,8 @@ class GrepRoute:
     def _searchable(self, lang: str | None, paths: tuple[str, ...]) -> tuple[str, ...]:
         """Those of ``paths`` the language's search would read: listed files when the list
         is fresh, else existing files of the language within the size limit."""
-        listed = self.fresh_files(lang)
-        if listed is not None:
-            known = set(listed)
+        known = self.file_set(lang, list_now=False)
+        if known is not None:
             return tuple(p for p in paths if p in known)
         language = get_language(lang) if lang else None
         limit = parse_size(self.max_filesize)
