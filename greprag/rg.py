@@ -130,6 +130,9 @@ class RgOutput:
     skipped: list[Skip] = field(default_factory=list)
 
 
+# rg's stdout pipe on Linux: 1 MiB (the default pipe-max-size), else 256 KiB
+_PIPE_BYTES = (1 << 20, 1 << 18)
+
 # rg's plain output, one ``PATH NUL LINE:TEXT`` record per matched line: a third of
 # ``--json``'s bytes, read five times faster. ``--json`` stays for a search that reports
 # errors (exit 2): only its summary tells a finished search from a refused one.
@@ -179,13 +182,32 @@ def spawn(
     """Start rg (no shell, no stdin). Arguments go over as UTF-8 bytes, which is how rg
     reads patterns and how ``collect`` decoded the paths, whatever the locale's encoding
     (under an ASCII locale Python could not pass ``größe`` at all)."""
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         [arg.encode("utf-8", "surrogateescape") for arg in argv],
         cwd=None if cwd is None else os.fsencode(cwd),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=stderr,
     )
+    if proc.stdout is not None:
+        _widen_pipe(proc.stdout.fileno())
+    return proc
+
+
+def _widen_pipe(fd: int) -> None:
+    """Let rg write ahead of its reader: Linux's 64 KiB pipe fills with a third of a big
+    pass's output, and rg then waits whenever the reading thread waits for the
+    interpreter. Best effort: other systems, or a lower pipe-max-size, keep the default."""
+    if not sys.platform.startswith("linux"):
+        return
+    import fcntl  # POSIX only: imported where it exists
+
+    for size in _PIPE_BYTES:
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
+            return
+        except OSError:
+            continue
 
 
 def wait_for(

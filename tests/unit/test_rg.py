@@ -120,3 +120,19 @@ def test_plain_records_read_as_the_json_answer(tmp_path):
         2 if sys.platform.startswith("linux") else 1
     )
     assert {m.text for m in mine.matches if m.path == "a.py"} == {"foo = 1", "foo(2)"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
+def test_rg_writes_into_a_pipe_wider_than_the_default(tmp_path):
+    """A big pass's output fits in rg's pipe while the reading thread waits for the
+    interpreter, and the output still arrives whole."""
+    import fcntl
+
+    from greprag.rg import spawn, wait_for
+
+    (tmp_path / "a.txt").write_text("needle\n" * 50_000)
+    proc = spawn([str(find_rg()), "--no-config", "-c", "needle", "a.txt"], tmp_path)
+    assert proc.stdout is not None
+    assert fcntl.fcntl(proc.stdout.fileno(), fcntl.F_GETPIPE_SZ) >= 1 << 18
+    out, _ = wait_for(proc, 10)
+    assert out.strip() == b"50000"
