@@ -20,8 +20,9 @@ import re
 import threading
 import time
 from bisect import bisect_left, insort
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain, islice
 
 from greprag.context import LocalContext
 from greprag.errors import SearchError
@@ -112,6 +113,9 @@ class _Region:
     score: float
 
 
+_Round = tuple[list[_Region], bool]  # regions ranked so far, and whether they are all
+
+
 class _Scores(dict[bytes, float]):
     """BM25-like scores of runs of the sought words, each run its words' term numbers in
     line order (bytes): each word's value times its saturated count, summed in the order the
@@ -156,36 +160,40 @@ class SimilarRoute:
         ctx = request.ctx
         terms = similar_terms(ctx)
         if len(terms) < MIN_TERMS or get_language(ctx.lang) is None:
-            return lambda: self._finish(request, terms, None, started)
+            return lambda: self._finish(request, None, started)
         listed = self.grep.fresh_files(ctx.lang)
         if listed is None:  # cold: the grep route walks the repo (skips seen) and lists it
             return lambda: self._search_now(request, terms, started)
-        found: list[list[FileWords] | Exception] = []
+        found: list[Iterator[_Round] | Exception] = []
         thread = threading.Thread(
-            target=self._occurrences, args=(ctx.lang, terms, listed, found), daemon=True
+            target=self._occurrences, args=(request, terms, listed, found), daemon=True
         )
         thread.start()
 
         def finish() -> RouteHits:
             thread.join()
-            return self._finish(request, terms, (found[0], len(listed)), started)
+            return self._finish(request, found[0], started)
 
         return finish
 
     def _search_now(self, request: RouteRequest, terms: list[Term], started: float) -> RouteHits:
         listed = self.grep.files(request.ctx.lang)
-        found: list[list[FileWords] | Exception] = []
-        self._occurrences(request.ctx.lang, terms, listed, found)
-        return self._finish(request, terms, (found[0], len(listed)), started)
+        found: list[Iterator[_Round] | Exception] = []
+        self._occurrences(request, terms, listed, found)
+        return self._finish(request, found[0], started)
 
     def _occurrences(
         self,
-        lang: str | None,
+        request: RouteRequest,
         terms: list[Term],
         listed: list[str],
-        out: list[list[FileWords] | Exception],
+        out: list[Iterator[_Round] | Exception],
     ) -> None:
-        """Every occurrence of the terms in ``lang``'s files (or the error) into ``out``."""
+        """Every occurrence of the terms in the cursor language's files, ranked into
+        regions, into ``out`` (or the error). The first round of ranking runs here: in the
+        background thread it overlaps the grep route's wait for its own rg pass (rg's wide
+        pipe lets that pass run on while this thread holds the interpreter)."""
+        lang = request.ctx.lang
         spec = SearchSpec(
             patterns=tuple(t.word for t in terms),
             langs=(lang,) if lang else (),
@@ -194,38 +202,48 @@ class SimilarRoute:
             paths=tuple(listed) if len(listed) <= MAX_LISTED_FILES else (),
         )
         try:
-            out.append(run_words(self.grep.rg, self.grep.repo, spec, self.timeout))
+            found = run_words(self.grep.rg, self.grep.repo, spec, self.timeout)
+            rounds = self._ranked(request, terms, found, max(len(listed), len(found), 1))
+            first = list(islice(rounds, 1))
+            out.append(chain(first, rounds))
         except Exception as exc:  # handed to the caller's thread, raised or noted there
             out.append(exc)
 
     def _finish(
-        self,
-        request: RouteRequest,
-        terms: list[Term],
-        searched: tuple[list[FileWords] | Exception, int] | None,
-        started: float,
+        self, request: RouteRequest, rounds: Iterator[_Round] | Exception | None, started: float
     ) -> RouteHits:
         hits = RouteHits(self.name, [])
-        if searched is not None:
-            found, listed = searched
-            if isinstance(found, SearchError):  # similar code is extra evidence: go on
-                hits.notes.append(f"similar: {found}")
-            elif isinstance(found, Exception):
-                raise found
-            else:
-                count = max(listed, len(found), 1)
-                hits.candidates = self._regions(request, terms, found, count)
+        if isinstance(rounds, SearchError):  # similar code is extra evidence: go on
+            hits.notes.append(f"similar: {rounds}")
+        elif isinstance(rounds, Exception):
+            raise rounds
+        elif rounds is not None:
+            hits.candidates = self._kept(request, rounds)
         hits.candidates += self._next_door(request)
         hits.timings[self.name] = (time.perf_counter() - started) * 1000
         return hits
 
     def _regions(
-        self,
-        request: RouteRequest,
-        terms: list[Term],
-        found: list[FileWords],
-        searched: int,
+        self, request: RouteRequest, terms: list[Term], found: list[FileWords], searched: int
     ) -> list[Candidate]:
+        """The best regions of the files in ``found`` (of ``searched``) that may be shown."""
+        return self._kept(request, self._ranked(request, terms, found, searched))
+
+    def _kept(self, request: RouteRequest, rounds: Iterator[_Round]) -> list[Candidate]:
+        """The first ``MAX_REGIONS`` regions that may be shown: a round that leaves too
+        few (outside the roots, clipped by the cursor) asks for the next."""
+        for final, last in rounds:
+            candidates = self._candidates(request, final)
+            if last or len(candidates) >= MAX_REGIONS:
+                return candidates
+        return []
+
+    def _ranked(
+        self, request: RouteRequest, terms: list[Term], found: list[FileWords], searched: int
+    ) -> Iterator[_Round]:
+        """Rounds of regions, best first: each round ranks every region scoring above all
+        files not yet scored, and says whether it was the last. Pure computation on what
+        rg found, safe in the background thread."""
         document_frequency = [0] * len(terms)
         for file in found:
             for term in set(file.words):
@@ -267,10 +285,7 @@ class SimilarRoute:
             final = sorted(
                 (r for r in regions if r.score > rest), key=lambda r: (-r.score, r.path, r.start)
             )
-            candidates = self._candidates(request, final)
-            if last or len(candidates) >= MAX_REGIONS:
-                return candidates
-        return []
+            yield final, last
 
     def _next_door(self, request: RouteRequest) -> list[Candidate]:
         """The first lines of the cursor's file that may be shown below the cursor: the
