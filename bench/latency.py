@@ -192,11 +192,12 @@ def _percentile(values: list[float], q: float) -> float:
 def floor_argv(retriever, at: Cursor, *, walk: bool) -> list[str]:  # retriever: Retriever
     """The rg argv of the grep route's first pass for ``at`` (its plan's patterns, flags
     and file list); ``walk`` lets rg walk the repo instead (the cold, unlisted case)."""
-    from greprag.rg import SearchSpec, build_argv, rg_pattern
+    from greprag.rg import SearchSpec, build_argv
+    from greprag.routes.grep import rg_pattern
 
     plan = retriever.plan(file=at.file, line=at.line, column=at.column)
     lang = next((q.lang for q in plan.queries if q.lang), None)
-    patterns = dict.fromkeys(rg_pattern(q.pattern, fixed=q.fixed) for q in plan.queries)
+    patterns = dict.fromkeys(rg_pattern(q) for q in plan.queries)
     grep, s = retriever.grep, retriever.settings
     spec = SearchSpec(
         patterns=tuple(patterns),

@@ -86,13 +86,58 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
-def rg_pattern(pattern: str, *, fixed: bool = False) -> str:
+def rg_pattern(pattern: str, *, fixed: bool = False, template: bool = False) -> str:
     """A query's pattern as rg runs it: literals escaped; a pattern with non-ASCII text
     (``\\bgröße\\b``) scoped to Unicode word classes, since searches run ``--no-unicode``
-    (where ``\\b`` after ``é`` would never match)."""
+    (where ``\\b`` after ``é`` would never match); a ``template`` (GrepRAG's own, not a
+    model's) with its optional spaces made easy to prefilter (``prefilter_friendly``)."""
     if fixed:
         return escape_regex(pattern)
-    return pattern if pattern.isascii() else f"(?u:{pattern})"
+    if not pattern.isascii():
+        return f"(?u:{pattern})"
+    return prefilter_friendly(pattern) if template else pattern
+
+
+def prefilter_friendly(pattern: str) -> str:
+    """``pattern`` with each ``\\s*`` outside a character class as ``(?u:\\s)*``.
+
+    rg joins a pass's patterns into one alternation, which the regex engine cannot
+    accelerate by itself; rg then looks for literals every match must contain, and runs
+    the regex only on the lines holding one. An ASCII ``\\s*`` offers five one-byte
+    literals (tab, space, ...) beside the identifiers, and rg, rightly finding those
+    useless, gives up and runs the whole alternation on every line. A Unicode space class
+    is too large to offer literals, so the identifiers after it are used. It also admits
+    Unicode spaces (NBSP) there, on the rg side only: Python's check keeps ASCII ``\\s``.
+    A pattern whose brackets do not balance is returned as it is.
+    """
+    out: list[str] = []
+    depth = 0  # character classes nest in rg's syntax: ``[a[bc]]``
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            pair = pattern[index : index + 2]
+            if pair == "\\s" and depth == 0 and pattern[index + 2 : index + 3] == "*":
+                out.append("(?u:\\s)")
+            else:
+                out.append(pair)
+            index += 2
+            continue
+        if char == "[":
+            depth += 1
+            if pattern[index + 1 : index + 2] == "^":
+                out.append("[^")
+                index += 1
+                char = ""
+            if pattern[index + 1 : index + 2] == "]":  # a literal ``]`` first: ``[]a]``
+                out.append(char + "]")
+                index += 2
+                continue
+        elif char == "]" and depth:
+            depth -= 1
+        out.append(char)
+        index += 1
+    return pattern if depth else "".join(out)
 
 
 def escape_regex(text: str) -> str:

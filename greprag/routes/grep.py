@@ -94,7 +94,7 @@ class _Compiled:
 
 def rg_pattern(query: Query) -> str:
     """The query as a ripgrep regex (``greprag.rg.rg_pattern``)."""
-    return rg_regex(query.pattern, fixed=query.fixed)
+    return rg_regex(query.pattern, fixed=query.fixed, template=query.purpose in TEMPLATE_PURPOSES)
 
 
 def _needles(query: Query) -> tuple[str, ...] | None:

@@ -136,3 +136,24 @@ def test_rg_writes_into_a_pipe_wider_than_the_default(tmp_path):
     assert fcntl.fcntl(proc.stdout.fileno(), fcntl.F_GETPIPE_SZ) >= 1 << 18
     out, _ = wait_for(proc, 10)
     assert out.strip() == b"50000"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"^\s*(self\.)?x\s*=", r"^(?u:\s)*(self\.)?x(?u:\s)*="),
+        (r"\bFoo\s+bar\s*\(", r"\bFoo\s+bar(?u:\s)*\("),  # ``\s+`` and its literals stay
+        (r"[\s*]\s*a", r"[\s*](?u:\s)*a"),  # inside a class: left alone
+        (r"[]\s*]\s*b", r"[]\s*](?u:\s)*b"),  # ``]`` first in a class is a literal
+        (r"[^]\s*]\s*b", r"[^]\s*](?u:\s)*b"),
+        (r"[a[\s*]]\s*c", r"[a[\s*]](?u:\s)*c"),  # nested classes
+        (r"\\s*a", r"\\s*a"),  # an escaped backslash, then ``s*``
+        (r"[a\s*", r"[a\s*"),  # unbalanced: as it is
+    ],
+)
+def test_prefilter_friendly_spaces_only_outside_classes(pattern, expected):
+    from greprag.rg import prefilter_friendly, rg_pattern
+
+    assert prefilter_friendly(pattern) == expected
+    assert rg_pattern(pattern, template=True) == expected
+    assert rg_pattern(pattern) == pattern  # a model's pattern runs as written
