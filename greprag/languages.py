@@ -93,7 +93,10 @@ PYTHON = Language(
     definition={
         "class": r"^\s*class\s+{name}\b",
         "method": r"^\s*(async\s+)?def\s+{name}\s*\(",
-        "variable": r"^\s*(self\.)?{name}\s*(:[^=\n]+)?=[^=]|^\s*{name}\s*:\s*[\w\[\]., |]+$",
+        # ``(self\.|\s*)``, not ``(self\.)?``: the same lines, but rg's literal prefilter
+        # (``greprag.rg.prefilter_friendly``) then sees the name alone, not ``self.name``
+        # as well, which it cuts to ``self`` once a pass holds over 64 literals
+        "variable": r"^\s*(self\.|\s*){name}\s*(:[^=\n]+)?=[^=]|^\s*{name}\s*:\s*[\w\[\]., |]+$",
     },
     grammar="tree_sitter_python",
     line_comment="#",

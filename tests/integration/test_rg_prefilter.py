@@ -62,3 +62,25 @@ def test_plans_find_the_same_lines_with_prefilter_friendly_spaces(tmp_path, repo
         assert _lines(copy, as_run, lang) == found, (file, line)
         matched += len(found)
     assert changed and matched, "the plans exercised the rewrite and matched lines"
+
+
+def test_the_python_binding_template_finds_what_its_optional_self_form_finds():
+    """``^\\s*(self\\.|\\s*)x`` (which rg prefilters by ``x`` alone) against the plainer
+    ``^\\s*(self\\.)?x``: the same lines in rg and in Python, over real Python files."""
+    from greprag.languages import get_language
+
+    template = get_language("python").definition["variable"]
+    plain = template.replace(r"(self\.|\s*)", r"(self\.)?")
+    assert plain != template
+    repo = Path(greprag.__file__).parent
+    names = ["settings", "files", "lines", "plan", "repo", "timeout", "rg"]
+    found = 0
+    for name in names:
+        ours, theirs = template.format(name=name), plain.format(name=name)
+        rg_lines = _lines(repo, [rg_regex(ours, template=True)], "python")
+        assert rg_lines == _lines(repo, [rg_regex(theirs)], "python"), name
+        found += len(rg_lines)
+        for path in repo.rglob("*.py"):
+            for text in path.read_text(encoding="utf-8").splitlines():
+                assert bool(re.search(ours, text)) == bool(re.search(theirs, text)), text
+    assert found, "the names are bound somewhere"
