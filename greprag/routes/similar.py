@@ -223,12 +223,6 @@ class SimilarRoute:
         hits.timings[self.name] = (time.perf_counter() - started) * 1000
         return hits
 
-    def _regions(
-        self, request: RouteRequest, terms: list[Term], found: list[FileWords], searched: int
-    ) -> list[Candidate]:
-        """The best regions of the files in ``found`` (of ``searched``) that may be shown."""
-        return self._kept(request, self._ranked(request, terms, found, searched))
-
     def _kept(self, request: RouteRequest, rounds: Iterator[_Round]) -> list[Candidate]:
         """The first ``MAX_REGIONS`` regions that may be shown: a round that leaves too
         few (outside the roots, clipped by the cursor) asks for the next."""

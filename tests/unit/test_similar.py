@@ -144,7 +144,7 @@ def test_the_route_keeps_the_regions_a_fresh_scoring_of_every_file_keeps(tmp_pat
     route = SimilarRoute(GrepRoute.from_settings(tmp_path, load_settings(tmp_path)))
     ctx = build_local_context("alpha = beta\n", lang="python", path="pkg0/cursor.py")
     request = RouteRequest(QueryPlan(queries=[]), ctx, FileCache(tmp_path))
-    got = route._regions(request, terms, found, len(found))
+    got = route._kept(request, route._ranked(request, terms, found, len(found)))
     assert len(got) == MAX_REGIONS
 
     # the reference: every region of every file scored afresh
