@@ -19,6 +19,7 @@ from greprag.fusion.assemble import assemble
 from greprag.fusion.score import ScoreWeights, score_candidates
 from greprag.imports import resolve_imports
 from greprag.models import QueryPlan, Result
+from greprag.rg import shared_threads
 from greprag.router import OfflineRouter, Router
 from greprag.routes import Route, RouteHits, RouteRequest
 from greprag.routes.choose import DenseJoin
@@ -290,7 +291,11 @@ class Retriever:
     def _search(self, request: RouteRequest) -> RouteHits:
         """Every always-on route, their hits in one list."""
         merged = RouteHits("+".join(r.name for r in self.routes), [])
-        # the similar route's rg pass runs in the background while the others search
+        # the similar route's rg pass runs in the background while the others search (once
+        # the repository is listed): the two rg processes share the cores
+        alongside = [r for r in self.routes if isinstance(r, SimilarRoute)]
+        if any(r.grep.fresh_files(request.ctx.lang) is not None for r in alongside):
+            request = replace(request, rg_threads=shared_threads(2))
         started = [r.start(request) if isinstance(r, SimilarRoute) else None for r in self.routes]
         for route, finish in zip(self.routes, started, strict=True):
             hits = finish() if finish is not None else route.search(request)

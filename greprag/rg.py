@@ -77,6 +77,17 @@ def find_rg(override: str | None = None) -> Path:
     )
 
 
+def shared_threads(processes: int) -> int:
+    """rg threads for each of ``processes`` rg runs at once: this process's cores split
+    between them (rg alone takes them all). Two passes of two threads each on two cores
+    spent their time switching: the paired A/B in docs/benchmarks.md."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores // max(1, processes))
+
+
 def parse_size(text: str) -> int:
     """Bytes in an rg size such as ``1M``, ``512K`` or ``2G``."""
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -502,6 +513,8 @@ def words_argv(rg: Path, spec: SearchSpec) -> list[str]:
     argv = [str(rg), "--no-config", "--no-messages", "--no-unicode", "--null", "--heading"]
     argv += ["--with-filename", "--line-number", "--only-matching", "--color", "never"]
     argv += ["--fixed-strings", "--word-regexp", "--case-sensitive"]
+    if spec.threads:
+        argv += ["--threads", str(int(spec.threads))]
     argv += ["--max-count", str(int(spec.max_count_per_file)), "--max-filesize"]
     return [*argv, spec.max_filesize, *_types_patterns_paths(spec)]
 

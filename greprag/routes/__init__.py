@@ -35,7 +35,8 @@ class RouteRequest:
     cursor (``cursor_line``): the grep and similar routes show only the lines it admits,
     the others none of it. ``text`` is what a text route embeds; ``k`` how many candidates such a
     route returns. ``imported`` maps the cursor file's in-repo imports to the files they
-    resolve to.
+    resolve to. ``rg_threads`` is how many threads each rg process may use (0: rg's
+    default, every core): fewer when two routes' passes run at once.
     """
 
     plan: QueryPlan
@@ -46,6 +47,7 @@ class RouteRequest:
     text: str = ""
     k: int = 20
     imported: dict[str, str] = field(default_factory=dict)
+    rg_threads: int = 0
 
     @classmethod
     def of_text(

@@ -262,6 +262,7 @@ class GrepRoute:
                 request.files,
                 current=request.current,
                 cursor_line=request.cursor_line,
+                rg_threads=request.rg_threads,
             )
         )
         offset = len(plan.queries)
@@ -286,7 +287,7 @@ class GrepRoute:
         for i in range(len(plan.queries)):
             if not any(c.index == i for c in compiled):
                 stats[i].note = "pattern rejected by the regex engine"
-        searches, skipped, rejected = self._run(compiled)
+        searches, skipped, rejected = self._run(compiled, request.rg_threads)
         notes = []
         for c in compiled:
             reason = rejected.get(rg_pattern(c.query))
@@ -428,11 +429,14 @@ class GrepRoute:
         reason = f"too large (over {self.max_filesize})"
         return [Skip(path, reason) for path in sorted(set(parse_file_list(out)))]
 
-    def _run(self, compiled: list[_Compiled]) -> tuple[list[_Search], list[Skip], dict[str, str]]:
+    def _run(
+        self, compiled: list[_Compiled], threads: int = 0
+    ) -> tuple[list[_Search], list[Skip], dict[str, str]]:
         """The queries in one rg process per language, and the queries limited to some
         files in others, run over those files alone (a probe of every definition in one
         module would otherwise match in every file): each process's matches, the skips,
-        and the patterns rg rejected with its reasons (the rest still ran)."""
+        and the patterns rg rejected with its reasons (the rest still ran). ``threads``:
+        each process's (0: rg's default)."""
         groups: dict[tuple[str | None, str], list[_Compiled]] = defaultdict(list)
         for c in compiled:
             groups[(_group(c.query), _limit(c.query))].append(c)
@@ -449,7 +453,8 @@ class GrepRoute:
             if paths == ():
                 continue  # none of those files can be searched: nothing to match
             patterns = list(dict.fromkeys(rg_pattern(c.query) for c in members))
-            started.append((lang, paths, members, patterns, self._start(lang, patterns, paths)))
+            proc = self._start(lang, patterns, paths, threads=threads)
+            started.append((lang, paths, members, patterns, proc))
         searches: list[_Search] = []
         skipped: dict[str, Skip] = {}
         rejected: dict[str, str] = {}
@@ -495,6 +500,7 @@ class GrepRoute:
         paths: tuple[str, ...] | None = None,
         *,
         json_output: bool = False,
+        threads: int = 0,
     ) -> subprocess.Popen[bytes]:
         """rg over ``paths``, or over the language's files (listed, or walked)."""
         spec = SearchSpec(
@@ -502,6 +508,7 @@ class GrepRoute:
             langs=(lang,) if lang else (),
             max_count_per_file=self.max_count_per_file,
             max_filesize=self.max_filesize,
+            threads=threads,
             paths=paths if paths is not None else tuple(self._listed_files(lang) or ()),
         )
         argv = build_argv(self.rg, spec, json_output=json_output)

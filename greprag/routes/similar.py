@@ -199,6 +199,7 @@ class SimilarRoute:
             langs=(lang,) if lang else (),
             max_count_per_file=MAX_LINES_PER_FILE,
             max_filesize=self.grep.max_filesize,
+            threads=request.rg_threads,
             paths=tuple(listed) if len(listed) <= MAX_LISTED_FILES else (),
         )
         try:

@@ -155,3 +155,40 @@ def test_usage_stands_in_for_a_class_the_repository_does_not_define(tmp_path):
     assert priors and max(priors) == weight  # no class View anywhere: usage stands in
     weight, priors = usage_priors("class View {\n}\n")
     assert priors and max(priors) < weight  # the cursor's file defines it
+
+
+def test_the_grep_and_similar_passes_share_the_cores_once_the_repo_is_listed(py_repo, monkeypatch):
+    """Cold, the grep route's pass runs alone and takes rg's default threads; once the
+    repository is listed the similar route's pass runs beside it, and each gets half the
+    cores. The answer is the same either way."""
+    import greprag.rg
+    import greprag.routes.grep
+    from greprag import Retriever
+    from greprag.rg import shared_threads
+    from tests.conftest import cursor
+
+    runs: list[list[str]] = []
+    real_spawn = greprag.rg.spawn
+
+    def recording_spawn(argv, *args, **kwargs):
+        runs.append([str(a) for a in argv])
+        return real_spawn(argv, *args, **kwargs)
+
+    monkeypatch.setattr(greprag.rg, "spawn", recording_spawn)
+    monkeypatch.setattr(greprag.routes.grep, "spawn", recording_spawn)
+    where = cursor(py_repo, "pipeline/processor.py", "self.loader.", "self.loader.")
+    retriever = Retriever(py_repo)
+
+    def searches() -> list[list[str]]:
+        return [a for a in runs if "--files" not in a]
+
+    cold = retriever.retrieve(**where.kwargs())
+    assert searches() and all("--threads" not in a for a in searches())
+    runs.clear()
+    warm = retriever.retrieve(**where.kwargs())
+    words = [a for a in searches() if "--word-regexp" in a]
+    assert words and len(searches()) > len(words), "the words pass ran beside the grep pass"
+    half = str(shared_threads(2))
+    for argv in searches():
+        assert argv[argv.index("--threads") + 1] == half
+    assert warm.context == cold.context

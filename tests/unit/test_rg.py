@@ -157,3 +157,16 @@ def test_prefilter_friendly_spaces_only_outside_classes(pattern, expected):
     assert prefilter_friendly(pattern) == expected
     assert rg_pattern(pattern, template=True) == expected
     assert rg_pattern(pattern) == pattern  # a model's pattern runs as written
+
+
+def test_concurrent_passes_split_the_cores_and_the_words_pass_takes_its_share():
+    from greprag.rg import shared_threads, words_argv
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert shared_threads(1) == cores
+    assert shared_threads(2) == max(1, cores // 2)
+    assert shared_threads(10_000) == 1
+    spec = SearchSpec(patterns=("load",), threads=3)
+    argv = words_argv(Path("rg"), spec)
+    assert argv[argv.index("--threads") + 1] == "3"
+    assert "--threads" not in words_argv(Path("rg"), SearchSpec(patterns=("load",)))
