@@ -77,15 +77,19 @@ def find_rg(override: str | None = None) -> Path:
     )
 
 
+RG_MAX_THREADS = 12  # rg's own default: a thread per core, at most twelve
+
+
 def shared_threads(processes: int) -> int:
-    """rg threads for each of ``processes`` rg runs at once: this process's cores split
-    between them (rg alone takes them all). Two passes of two threads each on two cores
-    spent their time switching: the paired A/B in docs/benchmarks.md."""
+    """rg threads for each of ``processes`` rg runs at once: the threads rg would take
+    alone (a thread per core, at most ``RG_MAX_THREADS``) split between them. Two passes
+    of two threads each on two cores spent their time switching: the paired A/B in
+    docs/benchmarks.md."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, cores // max(1, processes))
+    return max(1, min(cores, RG_MAX_THREADS) // max(1, processes))
 
 
 def parse_size(text: str) -> int:

@@ -160,11 +160,12 @@ def test_prefilter_friendly_spaces_only_outside_classes(pattern, expected):
 
 
 def test_concurrent_passes_split_the_cores_and_the_words_pass_takes_its_share():
-    from greprag.rg import shared_threads, words_argv
+    from greprag.rg import RG_MAX_THREADS, shared_threads, words_argv
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    assert shared_threads(1) == cores
-    assert shared_threads(2) == max(1, cores // 2)
+    alone = min(cores, RG_MAX_THREADS)
+    assert shared_threads(1) == alone
+    assert shared_threads(2) == max(1, alone // 2)
     assert shared_threads(10_000) == 1
     spec = SearchSpec(patterns=("load",), threads=3)
     argv = words_argv(Path("rg"), spec)
