@@ -101,6 +101,7 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
+@lru_cache(maxsize=1024)  # a pass asks for each query's several times (argv, rejections)
 def rg_pattern(pattern: str, *, fixed: bool = False, template: bool = False) -> str:
     """A query's pattern as rg runs it: literals escaped; a pattern with non-ASCII text
     (``\\bgröße\\b``) scoped to Unicode word classes, since searches run ``--no-unicode``
