@@ -13,10 +13,13 @@ import base64
 import json
 import os
 import re
+import select
+import selectors
 import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -193,6 +196,7 @@ class RgOutput:
 
 # rg's stdout pipe on Linux: 1 MiB (the default pipe-max-size), else 256 KiB
 _PIPE_BYTES = (1 << 20, 1 << 18)
+_READ_BYTES = 1 << 16  # per read of rg's output (a bigger buffer costs an mmap per read)
 
 # rg's plain output, one ``PATH NUL LINE:TEXT`` record per matched line: a third of
 # ``--json``'s bytes, read five times faster. ``--json`` stays for a search that reports
@@ -277,12 +281,61 @@ def wait_for(
     """``proc``'s stdout and stderr (b"" when not piped); past ``timeout`` seconds rg is
     killed and reaped, and ``SearchError`` says which run (``what``) took too long."""
     try:
-        out, err = proc.communicate(timeout=timeout)
+        if os.name != "posix":
+            out, err = proc.communicate(timeout=timeout)
+        else:
+            deadline = time.monotonic() + timeout
+            out, err = _drain(proc, deadline)
+            _reap(proc, deadline)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
         raise SearchError(f"{what} took longer than {timeout:.0f} s") from None
     return out or b"", err or b""
+
+
+def _drain(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes]:
+    """Both pipes read to their end before ``deadline`` (``time.monotonic()``), as
+    ``communicate`` reads them, without its wait."""
+    streams = [s for s in (proc.stdout, proc.stderr) if s is not None and not s.closed]
+    chunks: dict[int, list[bytes]] = {id(stream): [] for stream in streams}
+    with selectors.PollSelector() as selector:
+        for stream in streams:
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, left)
+            for key, _ in selector.select(left):
+                data = os.read(key.fd, _READ_BYTES)
+                if data:
+                    chunks[id(key.fileobj)].append(data)
+                else:
+                    selector.unregister(key.fileobj)
+                    key.fileobj.close()  # type: ignore[union-attr]
+    return b"".join(chunks.get(id(proc.stdout), [])), b"".join(chunks.get(id(proc.stderr), []))
+
+
+def _reap(proc: subprocess.Popen[bytes], deadline: float) -> None:
+    """Wait for ``proc`` to exit, reaping it the moment it does. ``Popen.wait`` with a
+    timeout checks in sleeps of 1, 2, 4 ... ms, and rg often exits just after closing its
+    output: a pidfd (Linux) says when it has."""
+    left = max(deadline - time.monotonic(), 0.0)
+    try:
+        pidfd = os.pidfd_open(proc.pid) if proc.returncode is None else None
+    except (AttributeError, OSError):  # not Linux 5.3+, or already reaped
+        pidfd = None
+    if pidfd is None:
+        proc.wait(timeout=left)
+        return
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        if not poller.poll(left * 1000):
+            raise subprocess.TimeoutExpired(proc.args, left)
+    finally:
+        os.close(pidfd)
+    proc.wait()  # exited: no blocking
 
 
 def collect(stdout: bytes, stderr: bytes, returncode: int) -> RgOutput:

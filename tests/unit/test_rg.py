@@ -138,6 +138,52 @@ def test_rg_writes_into_a_pipe_wider_than_the_default(tmp_path):
     assert out.strip() == b"50000"
 
 
+def _child(code: str) -> subprocess.Popen[bytes]:
+    """A real process that behaves as ``code`` says, its output piped as rg's is."""
+    argv = [sys.executable, "-c", code]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_wait_for_reads_both_pipes_whole_and_reaps_the_process():
+    """Several pipes' worth on stdout and stderr at once: neither side blocks, nothing is
+    lost, and the exit status is known when the output is returned."""
+    from greprag.rg import wait_for
+
+    code = (
+        "import sys\n"
+        "for i in range(40):\n"
+        "    sys.stdout.write('o' * 100_000); sys.stderr.write('e' * 10_000)\n"
+        "sys.exit(3)"
+    )
+    proc = _child(code)
+    out, err = wait_for(proc, 30)
+    assert (len(out), len(err)) == (4_000_000, 400_000)
+    assert proc.returncode == 3
+
+
+def test_wait_for_waits_for_a_process_that_closes_its_output_before_it_exits():
+    from greprag.rg import wait_for
+
+    code = "import os, sys, time\nprint('done', flush=True)\nos.close(1)\ntime.sleep(0.3)"
+    proc = _child(code)
+    out, _ = wait_for(proc, 30)
+    assert out == b"done\n" and proc.returncode == 0
+
+
+@pytest.mark.parametrize("closes_output", [False, True])
+def test_wait_for_kills_a_run_past_its_timeout(closes_output: bool):
+    """Past the timeout, whether the process still writes or has closed its output and
+    lingers, it is killed and reaped, and the error names the run."""
+    from greprag.errors import SearchError
+    from greprag.rg import wait_for
+
+    close = "os.close(1); os.close(2)\n" if closes_output else ""
+    proc = _child(f"import os, time\n{close}time.sleep(60)")
+    with pytest.raises(SearchError, match="rg --files took longer than 0 s"):
+        wait_for(proc, 0.3, "rg --files")
+    assert proc.returncode is not None
+
+
 @pytest.mark.parametrize(
     ("pattern", "expected"),
     [
