@@ -169,6 +169,14 @@ def _attribute(compiled: list[_Compiled], text: str, complete: bool) -> list[_Co
     return [c for c in possible if c.search(text)]
 
 
+class _Probe(NamedTuple):
+    """An rg -l over oversize ``files`` with ``patterns``, running."""
+
+    files: tuple[str, ...]
+    patterns: tuple[str, ...]
+    proc: subprocess.Popen[bytes]
+
+
 class _Listing(NamedTuple):
     """A language's file list (oversize files left out), when it was made, as a set."""
 
@@ -417,15 +425,35 @@ class GrepRoute:
         self._listed = {f for listed in lists + list(self._oversize.values()) for f in listed}
         return listing
 
-    def _oversize_skips(self, langs: list[str | None], patterns: list[str]) -> list[Skip]:
-        """Oversize files that match, found by rg -l over those files alone."""
-        big = sorted({path for lang in langs for path in self._oversize.get(lang, ())})
+    def _oversize_files(self, langs: list[str | None]) -> tuple[str, ...]:
+        """The languages' files over the size limit, as the listings know them."""
+        return tuple(sorted({path for lang in langs for path in self._oversize.get(lang, ())}))
+
+    def _start_oversize(self, langs: list[str | None], patterns: list[str]) -> _Probe | None:
+        """rg -l with ``patterns`` over the languages' oversize files (rg searches explicit
+        paths whatever their size, so they are left out of the search and probed alone);
+        None when none is known."""
+        big = self._oversize_files(langs)
         if not big or not patterns:
-            return []
+            return None
         argv = [str(self.rg), "--no-config", "--no-messages", "--no-unicode", "-l", "--null"]
         for pattern in patterns:
             argv += ["-e", pattern]
-        out, _ = self._popen([*argv, "--", *big]).communicate(timeout=self.timeout)
+        return _Probe(big, tuple(patterns), self._popen([*argv, "--", *big]))
+
+    def _oversize_skips(
+        self, langs: list[str | None], patterns: list[str], probe: _Probe | None
+    ) -> list[Skip]:
+        """Oversize files that match ``patterns``: the answer of ``probe`` (started beside
+        the search) when it ran them over the oversize files known now, else a new one's."""
+        if probe is None or probe[:2] != (self._oversize_files(langs), tuple(patterns)):
+            if probe is not None:  # a pattern was rejected, or the listing changed
+                probe.proc.kill()
+                probe.proc.communicate()
+            probe = self._start_oversize(langs, patterns)
+            if probe is None:
+                return []
+        out, _ = wait_for(probe.proc, self.timeout, "rg -l")
         reason = f"too large (over {self.max_filesize})"
         return [Skip(path, reason) for path in sorted(set(parse_file_list(out)))]
 
@@ -455,6 +483,8 @@ class GrepRoute:
             patterns = list(dict.fromkeys(rg_pattern(c.query) for c in members))
             proc = self._start(lang, patterns, paths, threads=threads)
             started.append((lang, paths, members, patterns, proc))
+        every = list(dict.fromkeys(p for _, _, _, ps, _ in started for p in ps))
+        probe = self._start_oversize(langs, every)  # beside the search, not after it
         searches: list[_Search] = []
         skipped: dict[str, Skip] = {}
         rejected: dict[str, str] = {}
@@ -470,8 +500,8 @@ class GrepRoute:
             out, _ = proc.communicate(timeout=self.timeout)
             if proc.returncode == 0 and epoch == self._epoch:
                 self._remember_files(lang, parse_file_list(out))
-        kept = [p for _, _, _, ps, _ in started for p in ps if p not in rejected]
-        oversize = self._oversize_skips(langs, list(dict.fromkeys(kept)))
+        kept = [p for p in every if p not in rejected]
+        oversize = self._oversize_skips(langs, kept, probe)
         return searches, [*skipped.values(), *oversize], rejected
 
     def _searchable(self, lang: str | None, paths: tuple[str, ...]) -> tuple[str, ...]:

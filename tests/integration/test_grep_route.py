@@ -17,6 +17,56 @@ def test_an_oversize_file_stays_skipped_once_the_file_list_is_cached(tmp_path):
         assert {b.path for b in res.blocks} == {"small.py"}
 
 
+def _oversize_repo(tmp_path):
+    (tmp_path / "big.py").write_text("def DataLoaderX():\n    pass\n" + "x = 1\n" * 300_000)
+    (tmp_path / "user.py").write_text("def g():\n    DataLoaderX()\n")
+    return tmp_path
+
+
+def test_the_oversize_probe_runs_beside_the_search_once_the_file_list_is_cached(tmp_path):
+    """rg -l over the oversize files starts with the search, before any of its output is
+    read, so it adds no rg run after it."""
+    from greprag import Retriever
+    from greprag.routes import grep
+
+    retriever = Retriever(_oversize_repo(tmp_path), routes="grep")
+    retriever.retrieve(file="user.py", line=2)  # lists the files
+    events: list[str] = []
+    popen, finish = grep.GrepRoute._popen, grep.GrepRoute._finish
+
+    def spy_popen(self, argv, stderr=None, **kwargs):
+        events.append("probe" if "-l" in argv else "search")
+        return popen(self, argv, **({} if stderr is None else {"stderr": stderr}))
+
+    def spy_finish(self, *args, **kwargs):
+        events.append("read")
+        return finish(self, *args, **kwargs)
+
+    grep.GrepRoute._popen, grep.GrepRoute._finish = spy_popen, spy_finish
+    try:
+        res = retriever.retrieve(file="user.py", line=2)
+    finally:
+        grep.GrepRoute._popen, grep.GrepRoute._finish = popen, finish
+    assert events[: events.index("read")].count("probe") == 1
+    assert events.count("probe") == 1
+    assert [s.path for s in res.skipped] == ["big.py"]
+
+
+def test_a_pattern_rg_rejects_does_not_hide_an_oversize_match(tmp_path):
+    """The probe started beside the search ran a pattern rg refused, so it answered
+    nothing: it is run again with the patterns rg kept."""
+    from greprag import Retriever
+    from tests.reliability.conftest import Proposed
+
+    router = Proposed(r"\bDataLoaderX\b", r"DataLoaderX\Z")  # rg rejects ``\Z``
+    retriever = Retriever(_oversize_repo(tmp_path), routes="grep", router=router)
+    for _ in range(2):  # cold (the search walks), then with the cached file list
+        res = retriever.retrieve(file="user.py", line=2)
+        assert [s.path for s in res.skipped] == ["big.py"]
+        assert "too large" in res.skipped[0].reason
+        assert any("rejected by rg" in note for note in res.fallbacks)
+
+
 def test_second_hop_types_a_receiver_from_its_assignment_elsewhere(tmp_path):
     from greprag import Retriever
 
