@@ -158,14 +158,11 @@ class Retriever:
         s = self.settings if budget is None else replace(self.settings, budget=budget).validate()
         clock = Clock()
         ctx = self.local_context(file, line, column, left_context=left_context, language=language)
-        imported = self._imports(ctx)
-        clock.lap("context")
-        plan = self._plan(ctx, imported)
-        clock.lap("router")
+        imported = self._imports(ctx)  # lists a Java repository: similar code starts now
         files = FileCache(self.repo, self.files)
         current = cursor_file(ctx, files.get, s.include_current_file)
         request = RouteRequest(
-            plan,
+            QueryPlan(queries=[]),
             ctx,
             files,
             current=current,
@@ -173,7 +170,12 @@ class Retriever:
             k=s.dense_k,
             imported=imported,
         )
-        hits = self._search(request)
+        request, started = self._start_alongside(request)  # runs while the plan is made
+        clock.lap("context")
+        plan = self._plan(ctx, imported)
+        clock.lap("router")
+        request = replace(request, plan=plan)
+        hits = self._search(request, started)
         clock.lap("grep")  # every always-on route; each also reports its own time
         clock.timings.update({k: v for k, v in hits.timings.items() if k != "grep"})
         ranked = score_candidates(
@@ -288,15 +290,25 @@ class Retriever:
         result = self.search(question, budget=budget, k=k, kind=kind)
         return answer_with_settings(question, result, self.settings, model=model, on_text=on_text)
 
-    def _search(self, request: RouteRequest) -> RouteHits:
-        """Every always-on route, their hits in one list."""
-        merged = RouteHits("+".join(r.name for r in self.routes), [])
-        # the similar route's rg pass runs in the background while the others search (once
-        # the repository is listed): the two rg processes share the cores
+    def _start_alongside(
+        self, request: RouteRequest
+    ) -> tuple[RouteRequest, list[Callable[[], RouteHits] | None]]:
+        """Start the similar route, which needs no plan: once the repository is listed,
+        its rg pass runs in the background while the plan is made and the other routes
+        search, and the rg processes share the cores. Per route, what finishes it (None:
+        a route that searches when asked)."""
         alongside = [r for r in self.routes if isinstance(r, SimilarRoute)]
         if any(r.grep.fresh_files(request.ctx.lang) is not None for r in alongside):
             request = replace(request, rg_threads=shared_threads(2))
         started = [r.start(request) if isinstance(r, SimilarRoute) else None for r in self.routes]
+        return request, started
+
+    def _search(
+        self, request: RouteRequest, started: list[Callable[[], RouteHits] | None]
+    ) -> RouteHits:
+        """Every always-on route, their hits in one list (``started``: see
+        ``_start_alongside``)."""
+        merged = RouteHits("+".join(r.name for r in self.routes), [])
         for route, finish in zip(self.routes, started, strict=True):
             hits = finish() if finish is not None else route.search(request)
             merged.candidates += hits.candidates

@@ -242,3 +242,45 @@ def test_the_grep_and_similar_passes_share_the_cores_once_the_repo_is_listed(py_
     for argv in searches():
         assert argv[argv.index("--threads") + 1] == half
     assert warm.context == cold.context
+
+
+def test_the_similar_pass_starts_before_the_plan_is_made(py_repo, monkeypatch):
+    """Similar code needs no plan: once the repository is listed, its rg pass runs while
+    the router plans (a model's answer takes seconds), not after it."""
+    import threading
+
+    import greprag.routes.similar
+    from greprag import Retriever
+    from greprag.config import Settings
+    from greprag.router import OfflineRouter
+    from tests.conftest import cursor
+
+    started = threading.Event()
+    real_run_words = greprag.routes.similar.run_words
+
+    def recording_run_words(*args, **kwargs):
+        started.set()
+        return real_run_words(*args, **kwargs)
+
+    monkeypatch.setattr(greprag.routes.similar, "run_words", recording_run_words)
+    offline = OfflineRouter.from_settings(Settings())
+    watching = threading.Event()  # set: the plan waits for the words pass to start
+    waits: list[bool] = []
+
+    class WaitingRouter:
+        """The offline plan, made once the words pass has started (at most 10 s later)."""
+
+        name = "waiting"
+
+        def plan(self, ctx, imported=None):
+            if watching.is_set():
+                waits.append(started.wait(timeout=10))
+            return offline.plan(ctx, imported)
+
+    where = cursor(py_repo, "pipeline/processor.py", "self.loader.", "self.loader.")
+    retriever = Retriever(py_repo, router=WaitingRouter())
+    retriever.retrieve(**where.kwargs())  # cold: lists the repository
+    started.clear()
+    watching.set()
+    retriever.retrieve(**where.kwargs())
+    assert waits == [True], "the words pass started only after the plan"
