@@ -497,7 +497,10 @@ class GrepRoute:
             for skip in [*output.skipped, *(Skip(p, "binary") for p in sorted(binaries))]:
                 skipped.setdefault(skip.path, skip)
         for lang, proc in refreshes:
-            out, _ = proc.communicate(timeout=self.timeout)
+            try:
+                out, _ = wait_for(proc, self.timeout, "rg --files")
+            except SearchError:
+                continue  # the listing only saves the next search a walk: it walks again
             if proc.returncode == 0 and epoch == self._epoch:
                 self._remember_files(lang, parse_file_list(out))
         kept = [p for p in every if p not in rejected]

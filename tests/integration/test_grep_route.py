@@ -284,3 +284,22 @@ def test_the_similar_pass_starts_before_the_plan_is_made(py_repo, monkeypatch):
     watching.set()
     retriever.retrieve(**where.kwargs())
     assert waits == [True], "the words pass started only after the plan"
+
+
+def test_a_file_listing_past_the_timeout_leaves_the_search_as_it_was(py_repo, monkeypatch):
+    """The file list made beside a cold search only spares the next search its walk: when
+    listing takes too long, it is given up and the search's answer stands."""
+    import sys
+
+    import greprag.routes.grep
+    from greprag import Retriever
+    from tests.conftest import cursor
+
+    where = cursor(py_repo, "pipeline/processor.py", "self.loader.", "self.loader.")
+    expected = Retriever(py_repo, routes="grep").retrieve(**where.kwargs())
+    stalled = [sys.executable, "-c", "import time; time.sleep(60)"]
+    monkeypatch.setattr(greprag.routes.grep, "files_argv", lambda *args: stalled)
+    retriever = Retriever(py_repo, routes="grep")
+    retriever.grep.timeout = 2.0
+    res = retriever.retrieve(**where.kwargs())
+    assert res.context == expected.context
