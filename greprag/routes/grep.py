@@ -445,15 +445,20 @@ class GrepRoute:
         self, langs: list[str | None], patterns: list[str], probe: _Probe | None
     ) -> list[Skip]:
         """Oversize files that match ``patterns``: the answer of ``probe`` (started beside
-        the search) when it ran them over the oversize files known now, else a new one's."""
-        if probe is None or probe[:2] != (self._oversize_files(langs), tuple(patterns)):
+        the search) when it ran them over the oversize files known now, else a new one's.
+        A probe past the timeout reports none: the search's own answer stands."""
+        known = (self._oversize_files(langs), tuple(patterns))
+        if probe is None or (probe.files, probe.patterns) != known:
             if probe is not None:  # a pattern was rejected, or the listing changed
                 probe.proc.kill()
                 probe.proc.communicate()
             probe = self._start_oversize(langs, patterns)
             if probe is None:
                 return []
-        out, _ = wait_for(probe.proc, self.timeout, "rg -l")
+        try:
+            out, _ = wait_for(probe.proc, self.timeout, "rg -l")
+        except SearchError:
+            return []
         reason = f"too large (over {self.max_filesize})"
         return [Skip(path, reason) for path in sorted(set(parse_file_list(out)))]
 

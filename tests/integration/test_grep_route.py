@@ -303,3 +303,27 @@ def test_a_file_listing_past_the_timeout_leaves_the_search_as_it_was(py_repo, mo
     retriever.grep.timeout = 2.0
     res = retriever.retrieve(**where.kwargs())
     assert res.context == expected.context
+
+
+def test_an_oversize_probe_past_the_timeout_leaves_the_search_as_it_was(tmp_path, monkeypatch):
+    """The rg -l over oversize files only adds skips: when it takes too long, it is given
+    up and the search's answer stands."""
+    import sys
+
+    from greprag import Retriever
+    from greprag.routes import grep
+
+    repo = _oversize_repo(tmp_path)
+    expected = Retriever(repo, routes="grep").retrieve(file="user.py", line=2)
+    popen = grep.GrepRoute._popen
+    stalled = [sys.executable, "-c", "import time; time.sleep(60)"]
+
+    def stalling_probe(self, argv, **kwargs):
+        return popen(self, stalled if "-l" in argv else argv, **kwargs)
+
+    monkeypatch.setattr(grep.GrepRoute, "_popen", stalling_probe)
+    retriever = Retriever(repo, routes="grep")
+    retriever.grep.timeout = 2.0
+    res = retriever.retrieve(file="user.py", line=2)
+    assert res.context == expected.context
+    assert res.skipped == []
