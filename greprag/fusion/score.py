@@ -66,8 +66,10 @@ def score_candidates(
         query = plan.queries[cand.query_index] if cand.query_index >= 0 else None
         purpose = query.purpose if query else ""
         score = weights.bm25 * min(raw / top, 1.0) + weights.prior * cand.prior
-        if purpose != "usage" and query and cand.path in import_files(query, imported):
-            score += weights.import_bonus  # the definition sits where the import points
+        if purpose == "second hop" or (
+            purpose != "usage" and query and cand.path in import_files(query, imported)
+        ):  # the definition sits where the import, or the receiver's declared type, points
+            score += weights.import_bonus
         if purpose == "definition":
             score += weights.definition_bonus
         scored.append(replace(cand, score=score))

@@ -54,3 +54,60 @@ def test_code_offered_without_a_match_does_not_rescale_the_ranking():
     # a similar region that matched sets the scale like any hit
     region = replace(next_door, match_lines=(40,))
     assert _score([*hits, region])["loader.py"] < best
+
+
+def test_the_receiver_types_definition_ranks_with_the_imported_definitions():
+    """A second hop probes the class a receiver is declared as (``self.json: JSONProvider
+    = ...`` for ``self.json.``): where it points is as sure as where an import points, so
+    it takes the same bonus, and outranks imported names the line does not use."""
+    from greprag.models import Query
+
+    plan = QueryPlan(
+        queries=[
+            Query(
+                r"^\s*class\s+AppContext\b",
+                "class",
+                purpose="import",
+                weight=0.75,
+                identifier="AppContext",
+            ),
+            Query(
+                r"^\s*class\s+JSONProvider\b",
+                "class",
+                purpose="second hop",
+                weight=0.9,
+                identifier="JSONProvider",
+            ),
+        ]
+    )
+    hits = [
+        Candidate(
+            "ctx.py",
+            1,
+            2,
+            "class AppContext:\n    pass",
+            query_index=0,
+            prior=0.75,
+            match_lines=(1,),
+        ),
+        Candidate(
+            "json/provider.py",
+            1,
+            2,
+            "class JSONProvider:\n    pass",
+            query_index=1,
+            prior=0.9,
+            match_lines=(1,),
+        ),
+    ]
+    ranked = score_candidates(
+        hits,
+        window=WINDOW,
+        plan=plan,
+        imported={"AppContext": "ctx.py"},
+        method="bm25",
+        weights=ScoreWeights(),
+    )
+    assert [c.path for c in ranked] == ["json/provider.py", "ctx.py"]
+    weights = ScoreWeights()
+    assert ranked[0].score == pytest.approx(weights.prior * 0.9 + weights.import_bonus)
