@@ -124,19 +124,22 @@ def base_member_probes(
 ) -> list[Query]:
     """On ``self.`` / ``this.``: the member (any member for ``""``, else those starting
     with ``member``) in the files of the class's bases that the file imports from the repo,
-    where an inherited member is defined."""
+    where an inherited member is defined; and in the class's own file, whose members
+    below the cursor the prompt does not show (the grep route keeps the nearest)."""
     files: set[str] = set()
     for base in ctx.class_bases:
         head, _, tail = base.rpartition(".")
         path = imported.get(tail) or (imported.get(head.rsplit(".", 1)[-1]) if head else None)
         if path:
             files.add(path)
-    if not files or not (member == "" or IDENTIFIER_RE.fullmatch(member)):
+    own = (ctx.path,) if ctx.path and ctx.enclosing_class else ()
+    files.difference_update(own)
+    if not (member == "" or IDENTIFIER_RE.fullmatch(member)):
         return []
     template = wildcards_for(ctx.lang).method_prefix
     pattern = template.replace("{name}", escape_identifier(member) if member else "")
     probe = Query(pattern, "method", False, ctx.lang, member, "wildcard", weight, 4)
-    return [replace(probe, paths=tuple(sorted(files)))]
+    return [replace(probe, paths=paths) for paths in (tuple(sorted(files)), own) if paths]
 
 
 def string_key(ctx: LocalContext, weight: float) -> Query | None:

@@ -56,6 +56,11 @@ from greprag.routes import QueryStats, RouteHits, RouteRequest
 TEMPLATE_PURPOSES = frozenset({"definition", "usage", "wildcard", "import", "second hop"})
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 MAX_HITS_PER_QUERY = 200
+OWN_FILE = "own file"  # the rg process of probes limited to the cursor's own file
+# rg reads the cursor's whole file for them: the lines above the cursor would otherwise
+# use up the per-file cap before its members below, the ones the prompt does not show
+OWN_FILE_MAX_COUNT = 5000
+OWN_FILE_HITS = 15  # the nearest members below the cursor kept
 SECOND_HOP_TYPES = 3  # receiver types a second hop probes
 SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the cursor's own type: 1.0)
 BOUND_DEMOTION = 0.6  # the prior left to the receiver's bindings once its type is probed
@@ -129,13 +134,16 @@ def _group(query: Query) -> str | None:
     return query.lang if get_language(query.lang) else None
 
 
-def _limit(query: Query) -> str:
+def _limit(query: Query, own: str | None) -> str:
     """The rg process of a query by the files it runs over: all, or those of the queries
-    limited to named definitions, or those of the module probes of every top-level name.
-    The last match dozens of lines per file, so with the others they would use up rg's
-    per-file line cap before another module's class (pytest's ``class Config:``)."""
+    limited to named definitions, or those of the module probes of every top-level name,
+    or the cursor's own file (``own``) alone. The module probes match dozens of lines
+    per file, so with the others they would use up rg's per-file line cap before another
+    module's class (pytest's ``class Config:``)."""
     if not query.paths:
         return ""
+    if own is not None and query.paths == (own,):
+        return OWN_FILE
     return "every name" if query.identifier == ANY_NAME else "names"
 
 
@@ -295,7 +303,8 @@ class GrepRoute:
         for i in range(len(plan.queries)):
             if not any(c.index == i for c in compiled):
                 stats[i].note = "pattern rejected by the regex engine"
-        searches, skipped, rejected = self._run(compiled, request.rg_threads)
+        own = current.path
+        searches, skipped, rejected = self._run(compiled, request.rg_threads, own)
         notes = []
         for c in compiled:
             reason = rejected.get(rg_pattern(c.query))
@@ -340,6 +349,9 @@ class GrepRoute:
             elif c._matcher is not None and c._matcher.exhausted:
                 stats[c.index].note = "regex over its time budget: stopped matching it"
                 notes.append(f"query {c.pattern_shown()} stopped: regex over its time budget")
+        for c in compiled:  # the nearest members below the cursor
+            if _limit(c.query, own) == OWN_FILE:
+                hits_by_query[c.index] = hits_by_query[c.index][:OWN_FILE_HITS]
         kept = self._narrow(hits_by_query, stats)
         candidates = self._windows(plan, kept, files, current)
         return RouteHits(self.name, candidates, skipped=skipped, notes=notes, stats=stats)
@@ -463,16 +475,16 @@ class GrepRoute:
         return [Skip(path, reason) for path in sorted(set(parse_file_list(out)))]
 
     def _run(
-        self, compiled: list[_Compiled], threads: int = 0
+        self, compiled: list[_Compiled], threads: int = 0, own: str | None = None
     ) -> tuple[list[_Search], list[Skip], dict[str, str]]:
         """The queries in one rg process per language, and the queries limited to some
         files in others, run over those files alone (a probe of every definition in one
         module would otherwise match in every file): each process's matches, the skips,
         and the patterns rg rejected with its reasons (the rest still ran). ``threads``:
-        each process's (0: rg's default)."""
+        each process's (0: rg's default); ``own``: the cursor's file (see ``_limit``)."""
         groups: dict[tuple[str | None, str], list[_Compiled]] = defaultdict(list)
         for c in compiled:
-            groups[(_group(c.query), _limit(c.query))].append(c)
+            groups[(_group(c.query), _limit(c.query, own))].append(c)
         langs = list(dict.fromkeys(lang for lang, _ in groups))
         started = []
         epoch = self._epoch
@@ -486,15 +498,16 @@ class GrepRoute:
             if paths == ():
                 continue  # none of those files can be searched: nothing to match
             patterns = list(dict.fromkeys(rg_pattern(c.query) for c in members))
-            proc = self._start(lang, patterns, paths, threads=threads)
-            started.append((lang, paths, members, patterns, proc))
-        every = list(dict.fromkeys(p for _, _, _, ps, _ in started for p in ps))
+            cap = OWN_FILE_MAX_COUNT if limited == OWN_FILE else self.max_count_per_file
+            proc = self._start(lang, patterns, paths, threads=threads, max_count=cap)
+            started.append((lang, paths, members, patterns, proc, cap))
+        every = list(dict.fromkeys(p for _, _, _, ps, _, _ in started for p in ps))
         probe = self._start_oversize(langs, every)  # beside the search, not after it
         searches: list[_Search] = []
         skipped: dict[str, Skip] = {}
         rejected: dict[str, str] = {}
-        for lang, paths, members, patterns, proc in started:
-            output = self._finish(lang, patterns, proc, rejected, paths)
+        for lang, paths, members, patterns, proc, cap in started:
+            output = self._finish(lang, patterns, proc, rejected, paths, max_count=cap)
             binaries = set(output.binaries)
             matches = [m for m in output.matches if m.path not in binaries]
             matches.sort(key=lambda m: (m.path, m.line_number))  # rg's file order varies
@@ -539,12 +552,14 @@ class GrepRoute:
         *,
         json_output: bool = False,
         threads: int = 0,
+        max_count: int | None = None,
     ) -> subprocess.Popen[bytes]:
-        """rg over ``paths``, or over the language's files (listed, or walked)."""
+        """rg over ``paths``, or over the language's files (listed, or walked), at most
+        ``max_count`` matching lines per file (default: the route's)."""
         spec = SearchSpec(
             patterns=tuple(patterns),
             langs=(lang,) if lang else (),
-            max_count_per_file=self.max_count_per_file,
+            max_count_per_file=max_count or self.max_count_per_file,
             max_filesize=self.max_filesize,
             threads=threads,
             paths=paths if paths is not None else tuple(self._listed_files(lang) or ()),
@@ -561,17 +576,19 @@ class GrepRoute:
         paths: tuple[str, ...] | None = None,
         *,
         json_output: bool = False,
+        max_count: int | None = None,
     ) -> RgOutput:
         """One search's output. A plain search that reported errors runs again with
         ``--json`` (per-file errors become skips). When rg refused to run at all, each
         pattern is put to rg's own parser; the ones it rejects go into ``rejected`` and
-        the rest run again."""
+        the rest run again (``max_count``: as the search ran)."""
         out, err = wait_for(proc, self.timeout)
+        again_with = {"json_output": True, "max_count": max_count}
         if not json_output:
             if proc.returncode in (0, 1):
                 return collect_plain(out)
-            again = self._start(lang, patterns, paths, json_output=True)
-            return self._finish(lang, patterns, again, rejected, paths, json_output=True)
+            again = self._start(lang, patterns, paths, **again_with)
+            return self._finish(lang, patterns, again, rejected, paths, **again_with)
         try:
             return collect(out, err, proc.returncode)
         except SearchError:
@@ -582,8 +599,8 @@ class GrepRoute:
             left = [p for p in patterns if p not in bad]
             if not left:
                 return RgOutput()
-            again = self._start(lang, left, paths, json_output=True)
-            return self._finish(lang, left, again, rejected, paths, json_output=True)
+            again = self._start(lang, left, paths, **again_with)
+            return self._finish(lang, left, again, rejected, paths, **again_with)
 
     def _narrow(
         self, hits_by_query: dict[int, list[RgMatch]], stats: list[QueryStats]

@@ -169,3 +169,33 @@ def test_a_module_at_the_cursor_shows_its_own_names_past_a_long_class(tmp_path):
     check_invariants(repo, res, at.file, 4096, at.line)
     assert any(q.paths == ("kit/typing_extra.py",) for q in res.queries), describe(res)
     assert "def eval_type(value, globalns=None):" in res.context, describe(res)
+
+
+OWN = {
+    "jobs/__init__.py": "",
+    "jobs/runner.py": (
+        "class Runner:\n"
+        + "".join(f"    def step_{i}(self):\n        return {i}\n\n" for i in range(40))
+        + "    def run(self):\n"
+        + "        self.\n"
+        + "\n"
+        + "".join(f"    def tidy_{i}(self):\n        pass\n        pass\n\n" for i in range(8))
+        + "    def finish_up(self, code, *, quiet=False):\n"
+        + '        """Close the run with ``code``."""\n'
+        + "        return code\n"
+    ),
+}
+
+
+def test_self_reaches_the_members_of_its_own_class_below_the_cursor(tmp_path):
+    """The prompt holds the members above the cursor; the ones below it are shown, even
+    past 40 methods above, which would use up rg's usual matches per file, and past the
+    30 lines next door."""
+    repo = _repo(tmp_path / "jobs", OWN)
+    at = cursor(repo, "jobs/runner.py", "        self.", "        self.")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())  # the probe's doing alone
+    check_invariants(repo, res, at.file, 4096, at.line)
+    own = [q for q in res.queries if q.paths == ("jobs/runner.py",)]
+    assert own and own[0].purpose == "wildcard", [q.to_dict() for q in res.queries]
+    assert "def finish_up(self, code, *, quiet=False):" in res.context, describe(res)
+    assert "def step_3(self):" not in res.context  # above the cursor: the prompt has it
