@@ -144,11 +144,16 @@ def test_this_in_a_subclass_reaches_the_base_in_the_same_package(tmp_path):
     assert res.queries[0].identifier == "Animal", [q.identifier for q in res.queries]
 
 
+def _methods(prefix: str, count: int) -> str:
+    """``count`` one-line methods named ``prefix_0`` ... at a class's indentation."""
+    return "".join(f"    def {prefix}_{i}(self):\n        return {i}\n\n" for i in range(count))
+
+
 MODULE = {
     "kit/__init__.py": "",
     "kit/typing_extra.py": (
         "class Namespace:\n"
-        + "".join(f"    def method_{i}(self):\n        return {i}\n\n" for i in range(40))
+        + _methods("method", 40)
         + "\n"
         + "def eval_type(value, globalns=None):\n"
         + '    """Evaluate ``value`` as a type."""\n'
@@ -175,11 +180,11 @@ OWN = {
     "jobs/__init__.py": "",
     "jobs/runner.py": (
         "class Runner:\n"
-        + "".join(f"    def step_{i}(self):\n        return {i}\n\n" for i in range(40))
+        + _methods("step", 40)
         + "    def run(self):\n"
         + "        self.\n"
         + "\n"
-        + "".join(f"    def tidy_{i}(self):\n        pass\n        pass\n\n" for i in range(8))
+        + _methods("tidy", 10)
         + "    def finish_up(self, code, *, quiet=False):\n"
         + '        """Close the run with ``code``."""\n'
         + "        return code\n"
