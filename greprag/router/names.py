@@ -48,8 +48,8 @@ _CALL_RECEIVER_RE = re.compile(
 )
 # ``getViewQueue()`` returns a ``ViewQueue``; a one-word one (``getDefault``) says little
 _GETTER_RE = re.compile(r"get([A-Z][a-z\d$_]*[A-Z][\w$]*)")
-_SELF_RECEIVER_RE = re.compile(r"\b(?:self|this|super\(\s*\))\s*\.\s*$")
-_SELF_ACCESS_RE = re.compile(r"\b(?:self|this|super\(\s*\))\s*\.\s*([A-Za-z_$][\w$]*)?$")
+_SELF_RECEIVER_RE = re.compile(r"\b(?:self|cls|this|super\(\s*\))\s*\.\s*$")
+_SELF_ACCESS_RE = re.compile(r"\b(?:self|cls|this|super\(\s*\))\s*\.\s*([A-Za-z_$][\w$]*)?$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
 _BLOCK_STRINGS = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|/\*[\s\S]*?(?:\*/|$)')
 _SELF_NAMES = ("self", "this", "cls", "super")
@@ -254,8 +254,9 @@ def open_call(prefix: str) -> tuple[str, str] | None:
 
 
 def self_member(ctx: LocalContext) -> str | None:
-    """The member of the object itself the cursor is on: ``self.lo`` → ``lo``,
-    ``this.`` → ``""``, ``self.load(a, `` → ``load``; None elsewhere."""
+    """The member of the object (or, in a classmethod, the class) itself the cursor is
+    on: ``self.lo`` → ``lo``, ``this.`` / ``cls.`` → ``""``, ``self.load(a, `` → ``load``;
+    None elsewhere."""
     prefix = _STRING_RE.sub('""', ctx.prefix)
     access = _SELF_ACCESS_RE.search(prefix)
     if access:

@@ -176,28 +176,33 @@ def test_a_module_at_the_cursor_shows_its_own_names_past_a_long_class(tmp_path):
     assert "def eval_type(value, globalns=None):" in res.context, describe(res)
 
 
-OWN = {
-    "jobs/__init__.py": "",
-    "jobs/runner.py": (
-        "class Runner:\n"
-        + _methods("step", 40)
-        + "    def run(self):\n"
-        + "        self.\n"
-        + "\n"
-        + _methods("tidy", 10)
-        + "    def finish_up(self, code, *, quiet=False):\n"
-        + '        """Close the run with ``code``."""\n'
-        + "        return code\n"
-    ),
-}
+def _own(receiver: str) -> dict[str, str]:
+    """A class whose method ``run`` is being written on ``receiver.``: 40 methods above
+    it, the one it needs 30 lines below."""
+    decorator = "    @classmethod\n" if receiver == "cls" else ""
+    return {
+        "jobs/__init__.py": "",
+        "jobs/runner.py": (
+            "class Runner:\n"
+            + _methods("step", 40)
+            + f"{decorator}    def run({receiver}):\n"
+            + f"        {receiver}.\n"
+            + "\n"
+            + _methods("tidy", 10)
+            + "    def finish_up(self, code, *, quiet=False):\n"
+            + '        """Close the run with ``code``."""\n'
+            + "        return code\n"
+        ),
+    }
 
 
-def test_self_reaches_the_members_of_its_own_class_below_the_cursor(tmp_path):
+@pytest.mark.parametrize("receiver", ["self", "cls"])
+def test_self_reaches_the_members_of_its_own_class_below_the_cursor(tmp_path, receiver):
     """The prompt holds the members above the cursor; the ones below it are shown, even
     past 40 methods above, which would use up rg's usual matches per file, and past the
     30 lines next door."""
-    repo = _repo(tmp_path / "jobs", OWN)
-    at = cursor(repo, "jobs/runner.py", "        self.", "        self.")
+    repo = _repo(tmp_path / "jobs", _own(receiver))
+    at = cursor(repo, "jobs/runner.py", f"        {receiver}.", f"        {receiver}.")
     res = Retriever(repo, similar=False).retrieve(**at.kwargs())  # the probe's doing alone
     check_invariants(repo, res, at.file, 4096, at.line)
     own = [q for q in res.queries if q.paths == ("jobs/runner.py",)]
