@@ -177,6 +177,19 @@ def _attribute(compiled: list[_Compiled], text: str, complete: bool) -> list[_Co
     return [c for c in possible if c.search(text)]
 
 
+def _nearest_own(hits: list[RgMatch], own: str | None) -> list[RgMatch]:
+    """``hits`` with at most ``OWN_FILE_HITS`` in the cursor's own file (``own``): the
+    first of them, the nearest below the cursor once the lines above are left out."""
+    kept, seen = [], 0
+    for match in hits:
+        if match.path == own:
+            seen += 1
+            if seen > OWN_FILE_HITS:
+                continue
+        kept.append(match)
+    return kept
+
+
 class _Probe(NamedTuple):
     """An rg -l over oversize ``files`` with ``patterns``, running."""
 
@@ -349,10 +362,9 @@ class GrepRoute:
             elif c._matcher is not None and c._matcher.exhausted:
                 stats[c.index].note = "regex over its time budget: stopped matching it"
                 notes.append(f"query {c.pattern_shown()} stopped: regex over its time budget")
-        for c in compiled:  # the nearest members below the cursor
-            if _limit(c.query, own) == OWN_FILE:
-                hits_by_query[c.index] = hits_by_query[c.index][:OWN_FILE_HITS]
-        kept = self._narrow(hits_by_query, stats)
+        for index, hits in hits_by_query.items():  # the nearest lines below the cursor
+            hits_by_query[index] = _nearest_own(hits, own)
+        kept = self._narrow(hits_by_query, stats, own)
         candidates = self._windows(plan, kept, files, current)
         return RouteHits(self.name, candidates, skipped=skipped, notes=notes, stats=stats)
 
@@ -603,11 +615,12 @@ class GrepRoute:
             return self._finish(lang, left, again, rejected, paths, **again_with)
 
     def _narrow(
-        self, hits_by_query: dict[int, list[RgMatch]], stats: list[QueryStats]
+        self, hits_by_query: dict[int, list[RgMatch]], stats: list[QueryStats], own: str | None
     ) -> dict[int, list[RgMatch]]:
-        """Cap each query; a query hitting too many files keeps only co-hit files."""
+        """Cap each query; a query hitting too many files keeps only co-hit files and the
+        cursor's own (``own``)."""
         files_by_query = {i: {m.path for m in hits} for i, hits in hits_by_query.items()}
-        focused: set[str] = set()
+        focused: set[str] = {own} if own else set()
         for paths in files_by_query.values():
             if len(paths) <= self.flood_files:
                 focused |= paths

@@ -1,6 +1,7 @@
 """Router gaps of issue 8, each on a small repository written here and searched by real rg:
 an open call whose import is traced is always probed, ``self.`` / ``this.`` reach the base
-classes and their members, and a local method does not mask an imported function."""
+classes and their members, and a local method does not mask an imported function; and
+the cursor's own file below the cursor, which the prompt does not show."""
 
 from __future__ import annotations
 
@@ -209,3 +210,42 @@ def test_self_reaches_the_members_of_its_own_class_below_the_cursor(tmp_path, re
     assert own and own[0].purpose == "wildcard", [q.to_dict() for q in res.queries]
     assert "def finish_up(self, code, *, quiet=False):" in res.context, describe(res)
     assert "def step_3(self):" not in res.context  # above the cursor: the prompt has it
+
+
+FLOOD = {
+    **{f"pkg/mod{i}.py": f"def must_go_{i}(x):\n    return x\n" for i in range(50)},
+    "pkg/checks.py": (
+        "def check(obj):\n"
+        "    return must_\n"
+        "\n"
+        + "".join(f"def unrelated_{i}(x):\n    return x\n\n" for i in range(12))
+        + "def must_be(kind, option, obj):\n"
+        + '    """The error for ``option`` not being a ``kind``."""\n'
+        + "    return kind\n"
+    ),
+}
+
+
+def test_a_flooded_probe_keeps_the_definition_below_the_cursor_in_its_own_file(tmp_path):
+    """``must_`` is defined in 51 files, past the flood limit (40): the probe keeps only
+    files other probes hit, and always the cursor's own, below the cursor."""
+    repo = _repo(tmp_path / "pkg", FLOOD)
+    at = cursor(repo, "pkg/checks.py", "return must_", "return must_")
+    res = Retriever(repo, similar=False, flood_files=40).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    assert "def must_be(kind, option, obj):" in res.context, describe(res)
+
+
+def test_a_query_keeps_only_its_nearest_lines_below_the_cursor_in_its_own_file():
+    """Every probe keeps at most ``OWN_FILE_HITS`` lines of the cursor's own file (the
+    first admitted are the nearest below the cursor), in order, and all of other files'."""
+    from greprag.rg import RgMatch
+    from greprag.routes.grep import OWN_FILE_HITS, _nearest_own
+
+    hits = [RgMatch("a.py", 3, "x"), *(RgMatch("own.py", n, "x") for n in range(100, 130))]
+    hits += [RgMatch("z.py", 1, "x")]
+    kept = _nearest_own(hits, "own.py")
+    own = [m.line_number for m in kept if m.path == "own.py"]
+    assert own == list(range(100, 100 + OWN_FILE_HITS))
+    assert [m.path for m in kept if m.path != "own.py"] == ["a.py", "z.py"]
+    assert _nearest_own(hits, None) == hits
