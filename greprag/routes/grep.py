@@ -60,7 +60,7 @@ OWN_FILE = "own file"  # the rg process of probes limited to the cursor's own fi
 # rg reads the cursor's whole file for them: the lines above the cursor would otherwise
 # use up the per-file cap before its members below, the ones the prompt does not show
 OWN_FILE_MAX_COUNT = 5000
-OWN_FILE_HITS = 15  # the nearest members below the cursor kept
+OWN_FILE_HITS = 15  # per query, its nearest lines below the cursor in the cursor's file
 SECOND_HOP_TYPES = 3  # receiver types a second hop probes
 SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the cursor's own type: 1.0)
 BOUND_DEMOTION = 0.6  # the prior left to the receiver's bindings once its type is probed
