@@ -48,8 +48,9 @@ _CALL_RECEIVER_RE = re.compile(
 )
 # ``getViewQueue()`` returns a ``ViewQueue``; a one-word one (``getDefault``) says little
 _GETTER_RE = re.compile(r"get([A-Z][a-z\d$_]*[A-Z][\w$]*)")
-_SELF_RECEIVER_RE = re.compile(r"\b(?:self|cls|this|super\(\s*\))\s*\.\s*$")
-_SELF_ACCESS_RE = re.compile(r"\b(?:self|cls|this|super\(\s*\))\s*\.\s*([A-Za-z_$][\w$]*)?$")
+_SELF_DOT = r"\b(?:self|cls|this|super\(\s*\))\s*\.\s*"  # the object or class itself, then a dot
+_SELF_RECEIVER_RE = re.compile(_SELF_DOT + "$")
+_SELF_ACCESS_RE = re.compile(_SELF_DOT + r"([A-Za-z_$][\w$]*)?$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
 _BLOCK_STRINGS = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|/\*[\s\S]*?(?:\*/|$)')
 _SELF_NAMES = ("self", "this", "cls", "super")
