@@ -180,6 +180,8 @@ def _attribute(compiled: list[_Compiled], text: str, complete: bool) -> list[_Co
 def _nearest_own(hits: list[RgMatch], own: str | None) -> list[RgMatch]:
     """``hits`` with at most ``OWN_FILE_HITS`` in the cursor's own file (``own``): the
     first of them, the nearest below the cursor once the lines above are left out."""
+    if own is None or len(hits) <= OWN_FILE_HITS:
+        return hits  # nothing to cut: most queries, on every retrieval
     kept, seen = [], 0
     for match in hits:
         if match.path == own:
