@@ -95,7 +95,8 @@ _CONTROL = frozenset(
 )
 
 
-def _imports(lines: list[str], lang: str | None) -> list[ImportRef]:
+def parse_imports(lines: list[str], lang: str | None) -> list[ImportRef]:
+    """The import statements among ``lines`` (1-based line numbers)."""
     refs: list[ImportRef] = []
     needs_import_word = lang in ("python", "java")  # each of their patterns has it
     for number, line in enumerate(lines, 1):
@@ -397,7 +398,7 @@ def build_local_context(
         line=line if line is not None else len(lines),
         column=column if column is not None else len(before) - before.rfind("\n") - 1,
     )
-    ctx.imports = _imports(lines, lang)
+    ctx.imports = parse_imports(lines, lang)
     if lang in _BRACE_LANGS:
         _brace_scope(lines, ctx)
     else:

@@ -50,6 +50,7 @@ from greprag.rg import rg_pattern as rg_regex
 from greprag.router.names import external_names
 from greprag.router.probes import ANY_NAME, binding_probes, receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
+from greprag.routes.bases import RepoFiles, base_probe, inherited_bases
 
 # purposes of queries built from GrepRAG's own templates (identifiers escaped), matched
 # without a time budget; any other purpose (``llm``, a custom router's) keeps one
@@ -63,6 +64,7 @@ OWN_FILE_MAX_COUNT = 5000
 OWN_FILE_HITS = 15  # per query, its nearest lines below the cursor in the cursor's file
 SECOND_HOP_TYPES = 3  # receiver types a second hop probes
 SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the cursor's own type: 1.0)
+BASE_WEIGHT = 0.8  # probes of the bases of a class the first pass found (routes.bases)
 BOUND_DEMOTION = 0.6  # the prior left to the receiver's bindings once its type is probed
 
 
@@ -265,13 +267,15 @@ class GrepRoute:
         )
 
     def search(self, request: RouteRequest) -> RouteHits:
-        """Run the request's plan, then its second hop; candidates come back in plan
-        priority order (not yet re-ranked). A second hop appends its probes to
-        ``request.plan`` (so candidates, stats and ``Result.queries`` stay aligned)."""
+        """Run the request's plan, then its second hop and the bases of the classes found
+        (``_bases``); candidates come back in plan priority order (not yet re-ranked). Both
+        append their probes to ``request.plan`` (so candidates, stats and
+        ``Result.queries`` stay aligned)."""
         started = time.perf_counter()
         hits = self._pass(request)
         hits.candidates = _stand_ins(hits.candidates, request, hits.stats)
         hits = self._second_hop(request, hits)
+        hits = self._bases(request, hits)
         hits.timings[self.name] = (time.perf_counter() - started) * 1000
         return hits
 
@@ -296,18 +300,32 @@ class GrepRoute:
                 rg_threads=request.rg_threads,
             )
         )
-        offset = len(plan.queries)
-        plan.queries += extra
-        hits.candidates += [
-            replace(
-                c, query_index=c.query_index + offset, queries=tuple(i + offset for i in c.queries)
-            )
-            for c in more.candidates
+        return _appended(hits, plan, extra, more)
+
+    def _bases(self, request: RouteRequest, hits: RouteHits) -> RouteHits:
+        """On a member access, the in-repo bases of the classes found so far, where an
+        inherited member is defined (``routes.bases``). Their files and header lines are
+        known from the imports, so they join without a search; their probes, limited to
+        those files, stand in the plan for what was found."""
+        ctx, plan, files = request.ctx, request.plan, request.files
+        where = RepoFiles(self.repo, self.file_set(ctx.lang, list_now=False))
+        bases = inherited_bases(ctx, plan, hits.candidates, files.get, where)
+        found = [
+            b for b in bases if files.allowed(b.path) and request.current.admits(b.path, b.line)
         ]
-        hits.stats += [
-            replace(st, index=st.index + offset, note=st.note or "second hop") for st in more.stats
-        ]
-        return hits
+        if not found:
+            return hits
+        extra = [base_probe(b, ctx.lang, BASE_WEIGHT) for b in found]
+        kept = {
+            i: [RgMatch(b.path, b.line, files.get(b.path)[b.line - 1])] for i, b in enumerate(found)
+        }
+        stats = [QueryStats(index=i, hits=1, files=1, kept=1) for i in range(len(found))]
+        more = RouteHits(
+            self.name,
+            self._windows(QueryPlan(queries=extra), kept, files, request.current),
+            stats=stats,
+        )
+        return _appended(hits, plan, extra, more)
 
     def _pass(self, request: RouteRequest) -> RouteHits:
         """One rg pass over the request's plan."""
@@ -736,6 +754,21 @@ def _defined_in(request: RouteRequest, query: Query) -> bool:
 
 
 _TYPE_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _appended(hits: RouteHits, plan: QueryPlan, extra: list[Query], more: RouteHits) -> RouteHits:
+    """``hits`` with ``more``, the hits of ``extra`` (queries appended to ``plan``: their
+    indices shift past the plan's)."""
+    offset = len(plan.queries)
+    plan.queries += extra
+    hits.candidates += [
+        replace(c, query_index=c.query_index + offset, queries=tuple(i + offset for i in c.queries))
+        for c in more.candidates
+    ]
+    hits.stats += [
+        replace(st, index=st.index + offset, note=st.note or "second hop") for st in more.stats
+    ]
+    return hits
 
 
 def _demote_bindings(

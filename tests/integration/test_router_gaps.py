@@ -249,3 +249,78 @@ def test_a_query_keeps_only_its_nearest_lines_below_the_cursor_in_its_own_file()
     assert own == list(range(100, 100 + OWN_FILE_HITS))
     assert [m.path for m in kept if m.path != "own.py"] == ["a.py", "z.py"]
     assert _nearest_own(hits, None) == hits
+
+
+HIERARCHY = {
+    "web/__init__.py": "from web.blueprints import Blueprint\n",
+    "web/scaffold.py": (
+        "class Scaffold:\n"
+        "    def register_error_handler(self, code, handler):\n"
+        "        self.handlers[code] = handler\n"
+    ),
+    "web/sansio/__init__.py": "",
+    "web/sansio/blueprints.py": (
+        "from ..scaffold import Scaffold\n"
+        "\n"
+        "\n"
+        "class Blueprint(Scaffold):\n"
+        "    def record(self, func):\n"
+        "        self.deferred.append(func)\n"
+    ),
+    "web/blueprints.py": (
+        "from .sansio.blueprints import Blueprint as SansioBlueprint\n"
+        "\n"
+        "\n"
+        "class Blueprint(SansioBlueprint):\n"
+        "    def send_static_file(self, filename):\n"
+        "        return filename\n"
+    ),
+    "tests/test_handlers.py": (
+        "import web\n"
+        "\n"
+        "\n"
+        "def test_handler():\n"
+        '    blue = web.Blueprint("blue", __name__)\n'
+        "    blue.register_error_handler(404, str)\n"
+    ),
+}
+
+
+def test_a_member_access_reaches_the_base_of_the_base_of_its_class(tmp_path):
+    """``blue.`` on a Blueprint: the member is inherited from the base of its base,
+    named there by an import alias; similar code off, so only the bases' probe finds it."""
+    repo = _repo(tmp_path / "web", HIERARCHY)
+    at = cursor(repo, "tests/test_handlers.py", "blue.register", "blue.")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    hop = [q for q in res.queries if q.purpose == "second hop"]
+    assert [(q.identifier, q.paths) for q in hop] == [("Scaffold", ("web/scaffold.py",))]
+    wanted = line_of(repo, "web/scaffold.py", r"def register_error_handler")
+    assert any(
+        b.path == "web/scaffold.py" and b.start_line <= wanted <= b.end_line for b in res.blocks
+    ), describe(res)
+
+
+def test_a_java_member_access_reaches_the_base_in_the_same_package(tmp_path):
+    files = {
+        **JAVA,
+        "src/zoo/Keeper.java": (
+            "package zoo;\n"
+            "\n"
+            "public class Keeper {\n"
+            "    String feed() {\n"
+            "        Cat cat = new Cat();\n"
+            "        return cat.greetVisitor(null);\n"
+            "    }\n"
+            "}\n"
+        ),
+    }
+    repo = _repo(tmp_path / "zoo", files)
+    at = cursor(repo, "src/zoo/Keeper.java", "cat.greet", "cat.")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    hop = [q for q in res.queries if q.purpose == "second hop"]
+    assert [(q.identifier, q.paths) for q in hop] == [("Animal", ("src/zoo/Animal.java",))]
+    wanted = line_of(repo, "src/zoo/Animal.java", r"greetVisitor")
+    assert any(
+        b.path == "src/zoo/Animal.java" and b.start_line <= wanted <= b.end_line for b in res.blocks
+    ), describe(res)
