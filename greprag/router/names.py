@@ -192,15 +192,24 @@ def _add_receiver_type(
     type_name = ctx.assignments.get(last.group(1)) or ctx.annotations.get(last.group(1))
     if not type_name:
         return
+    kind = _type_kind(ctx, last.group(1), type_name)
     type_name = _bare_type(type_name)
     if not IDENTIFIER_RE.fullmatch(type_name) or type_name in PY_BUILTINS:
         return
     score = weights.window_receiver_type * proximity
     cand = found.get(type_name)
     if cand is None:
-        found[type_name] = Name(type_name, "class", score, reasons=["receiver type"])
+        found[type_name] = Name(type_name, kind, score, reasons=["receiver type"])
     else:
         cand.score = max(cand.score, score) + weights.repeat_bonus * score
+
+
+def _type_kind(ctx: LocalContext, receiver: str, type_name: str) -> QueryKind:
+    """What to probe for a receiver's type as the window names it: a class, or in Python
+    the function it was assigned from (``es = parse_etags(...)``: lower case), whose
+    return annotation the grep route reads (``routes.returns``)."""
+    factory = ctx.assignments.get(receiver) == type_name and _bare_type(type_name)[:1].islower()
+    return "method" if ctx.lang == "python" and factory else "class"
 
 
 def _bare_type(annotation: str) -> str:
@@ -286,8 +295,9 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
             or (last if last[:1].isupper() else None)
         )
         if type_name:
+            kind = _type_kind(ctx, last, type_name)
             found.append(
-                Name(_bare_type(type_name), "class", w.receiver_type, reasons=["receiver type"])
+                Name(_bare_type(type_name), kind, w.receiver_type, reasons=["receiver type"])
             )
         else:
             guess = _snake_to_camel(last)

@@ -22,7 +22,15 @@ from greprag.languages import IDENTIFIER_RE
 from greprag.models import Candidate, Query, QueryPlan
 from greprag.router.probes import definition
 
-__all__ = ["Base", "RepoFiles", "base_probe", "header_bases", "inherited_bases"]
+__all__ = [
+    "ClassSite",
+    "LinesOf",
+    "RepoFiles",
+    "header_bases",
+    "inherited_bases",
+    "locate_class",
+    "site_probe",
+]
 
 BASE_CLASSES = 3  # base classes probed per retrieval
 BASE_DEPTH = 2  # levels of bases followed: the bases, and theirs
@@ -38,8 +46,8 @@ _JAVA_BASE = re.compile(r"\b[A-Z][\w$]*(?:\.[A-Z][\w$]*)*")
 
 
 @dataclass(frozen=True)
-class Base:
-    """A base class as its file defines it (an import alias resolved), with its header's
+class ClassSite:
+    """A class as its file defines it (an import alias resolved), with its header's
     1-based line."""
 
     name: str
@@ -65,7 +73,7 @@ def inherited_bases(
     candidates: Sequence[Candidate],
     lines_of: LinesOf,
     files: RepoFiles,
-) -> list[Base]:
+) -> list[ClassSite]:
     """The in-repo bases of the classes the plan's strong class probes hit, and theirs,
     unless the plan probes them already; none unless the cursor is on a member access
     (``item.``)."""
@@ -92,27 +100,27 @@ def inherited_bases(
     return [b for b in found if b.name not in probed][:BASE_CLASSES]
 
 
-def base_probe(base: Base, lang: str | None, weight: float) -> Query:
-    """The definition probe (purpose ``second hop``) that finds ``base``, limited to its
+def site_probe(site: ClassSite, lang: str | None, weight: float) -> Query:
+    """The definition probe (purpose ``second hop``) that finds ``site``, limited to its
     file."""
-    probe = definition(base.name, "class", lang, weight)
-    return replace(probe, purpose="second hop", paths=(base.path,))
+    probe = definition(site.name, "class", lang, weight)
+    return replace(probe, purpose="second hop", paths=(site.path,))
 
 
 def _walk(
     lang: str, heads: list[tuple[str, int]], lines_of: LinesOf, files: RepoFiles
-) -> list[Base]:
+) -> list[ClassSite]:
     """The bases of the classes whose headers start at ``heads``, then theirs, nearest
     first, each once."""
-    found: list[Base] = []
-    seen: set[Base] = set()
+    found: list[ClassSite] = []
+    seen: set[ClassSite] = set()
     frontier = heads
     for _ in range(BASE_DEPTH):
         following: list[tuple[str, int]] = []
         for path, line in frontier:
             lines = lines_of(path)
             for name in header_bases(lines, line, lang):
-                base = _locate(name, path, lines, lang, lines_of, files)
+                base = locate_class(name, path, lines, lang, lines_of, files)
                 if base is not None and base not in seen:
                     seen.add(base)
                     found.append(base)
@@ -152,21 +160,21 @@ def _unbracketed(text: str) -> str:
     return text
 
 
-def _locate(
+def locate_class(
     dotted: str,
     path: str,
     lines: list[str],
     lang: str,
     lines_of: LinesOf,
     files: RepoFiles,
-) -> Base | None:
+) -> ClassSite | None:
     """Where the class written ``dotted`` in ``path`` is defined: in that file, in the
     file an import points to, or (Java) beside it in its package."""
     head, _, name = dotted.rpartition(".")
     if not IDENTIFIER_RE.fullmatch(name):
         return None
     if not head and (line := _class_line(lines, name, lang)):
-        return Base(name, path, line)
+        return ClassSite(name, path, line)
     local = head.split(".", 1)[0] if head else name
     for ref in parse_imports(lines, lang):
         if ref.local_name != local and not (lang == "java" and ref.name == name):
@@ -177,26 +185,26 @@ def _locate(
         real = ref.name if ref.name and not head and lang == "python" else name
         found = _class_line(lines_of(target), real, lang)
         if found:
-            return Base(real, target, found)
+            return ClassSite(real, target, found)
         return _reexported(real, target, lang, lines_of, files)
     if lang == "java" and not head:
         beside = posixpath.join(posixpath.dirname(path), f"{name}.java")
         if files.known is None or beside in files.known:
             found = _class_line(lines_of(beside), name, lang)
-            return Base(name, beside, found) if found else None
+            return ClassSite(name, beside, found) if found else None
     return None
 
 
 def _reexported(
     name: str, path: str, lang: str, lines_of: LinesOf, files: RepoFiles
-) -> Base | None:
+) -> ClassSite | None:
     """``name`` imported into ``path`` (a package's ``__init__.py`` re-exporting it):
     the file it comes from, when it is defined there."""
     for ref in parse_imports(lines_of(path), lang):
         if ref.local_name == name and ref.name:
             target = _resolved(ref, path, lang, files)
             found = _class_line(lines_of(target), ref.name, lang) if target else 0
-            return Base(ref.name, target, found) if target and found else None
+            return ClassSite(ref.name, target, found) if target and found else None
     return None
 
 

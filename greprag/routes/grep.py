@@ -50,7 +50,8 @@ from greprag.rg import rg_pattern as rg_regex
 from greprag.router.names import external_names
 from greprag.router.probes import ANY_NAME, binding_probes, receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
-from greprag.routes.bases import RepoFiles, base_probe, inherited_bases
+from greprag.routes.bases import ClassSite, RepoFiles, inherited_bases, site_probe
+from greprag.routes.returns import returned_classes
 
 # purposes of queries built from GrepRAG's own templates (identifiers escaped), matched
 # without a time budget; any other purpose (``llm``, a custom router's) keeps one
@@ -267,15 +268,15 @@ class GrepRoute:
         )
 
     def search(self, request: RouteRequest) -> RouteHits:
-        """Run the request's plan, then its second hop and the bases of the classes found
-        (``_bases``); candidates come back in plan priority order (not yet re-ranked). Both
-        append their probes to ``request.plan`` (so candidates, stats and
-        ``Result.queries`` stay aligned)."""
+        """Run the request's plan, then its second hop, then join the classes the imports
+        locate (``_located``); candidates come back in plan priority order (not yet
+        re-ranked). The last two append their probes to ``request.plan`` (so candidates,
+        stats and ``Result.queries`` stay aligned)."""
         started = time.perf_counter()
         hits = self._pass(request)
         hits.candidates = _stand_ins(hits.candidates, request, hits.stats)
         hits = self._second_hop(request, hits)
-        hits = self._bases(request, hits)
+        hits = self._located(request, hits)
         hits.timings[self.name] = (time.perf_counter() - started) * 1000
         return hits
 
@@ -302,22 +303,32 @@ class GrepRoute:
         )
         return _appended(hits, plan, extra, more)
 
-    def _bases(self, request: RouteRequest, hits: RouteHits) -> RouteHits:
-        """On a member access, the in-repo bases of the classes found so far, where an
-        inherited member is defined (``routes.bases``). Their files and header lines are
-        known from the imports, so they join without a search; their probes, limited to
+    def _located(self, request: RouteRequest, hits: RouteHits) -> RouteHits:
+        """On a member access, classes whose files the imports give away, so that they
+        join without a search: the class the receiver's factory returns
+        (``routes.returns``), then the in-repo bases of the classes found so far, where
+        an inherited member is defined (``routes.bases``). Their probes, limited to
         those files, stand in the plan for what was found."""
         ctx, plan, files = request.ctx, request.plan, request.files
         where = RepoFiles(self.repo, self.file_set(ctx.lang, list_now=False))
+        returned = returned_classes(ctx, plan, hits.candidates, files.get, where)
+        hits = self._join(request, hits, returned, SECOND_HOP_WEIGHT)
         bases = inherited_bases(ctx, plan, hits.candidates, files.get, where)
+        return self._join(request, hits, bases, BASE_WEIGHT)
+
+    def _join(
+        self, request: RouteRequest, hits: RouteHits, sites: list[ClassSite], weight: float
+    ) -> RouteHits:
+        """``hits`` with the class headers at ``sites`` as the hits of their probes."""
+        files = request.files
         found = [
-            b for b in bases if files.allowed(b.path) and request.current.admits(b.path, b.line)
+            s for s in sites if files.allowed(s.path) and request.current.admits(s.path, s.line)
         ]
         if not found:
             return hits
-        extra = [base_probe(b, ctx.lang, BASE_WEIGHT) for b in found]
+        extra = [site_probe(s, request.ctx.lang, weight) for s in found]
         kept = {
-            i: [RgMatch(b.path, b.line, files.get(b.path)[b.line - 1])] for i, b in enumerate(found)
+            i: [RgMatch(s.path, s.line, files.get(s.path)[s.line - 1])] for i, s in enumerate(found)
         }
         stats = [QueryStats(index=i, hits=1, files=1, kept=1) for i in range(len(found))]
         more = RouteHits(
@@ -325,7 +336,7 @@ class GrepRoute:
             self._windows(QueryPlan(queries=extra), kept, files, request.current),
             stats=stats,
         )
-        return _appended(hits, plan, extra, more)
+        return _appended(hits, request.plan, extra, more)
 
     def _pass(self, request: RouteRequest) -> RouteHits:
         """One rg pass over the request's plan."""

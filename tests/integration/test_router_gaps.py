@@ -324,3 +324,48 @@ def test_a_java_member_access_reaches_the_base_in_the_same_package(tmp_path):
     assert any(
         b.path == "src/zoo/Animal.java" and b.start_line <= wanted <= b.end_line for b in res.blocks
     ), describe(res)
+
+
+FACTORY = {
+    "tags/__init__.py": "",
+    "tags/structures/__init__.py": "from .etag import ETags\n",
+    "tags/structures/etag.py": (
+        "class ETags:\n    def contains_weak(self, etag):\n        return etag in self._weak\n"
+    ),
+    "tags/http.py": (
+        "from __future__ import annotations\n"
+        "\n"
+        "from . import structures as ds\n"
+        "\n"
+        "\n"
+        "def parse_etags(\n"
+        "    value: str | None,\n"
+        ") -> ds.ETags:\n"
+        "    return ds.ETags(value)\n"
+    ),
+    "tests/test_tags.py": (
+        "from tags import http\n"
+        "\n"
+        "\n"
+        "def test_etags():\n"
+        '    es = http.parse_etags(\'"foo", W/"baz"\')\n'
+        '    assert es.contains_weak("baz")\n'
+    ),
+}
+
+
+def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_path):
+    """``es = http.parse_etags(...)``: the factory's return annotation names the class,
+    re-exported by a package aliased at import; similar code off."""
+    repo = _repo(tmp_path / "tags", FACTORY)
+    at = cursor(repo, "tests/test_tags.py", "es.contains", "es.")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    assert any(q.identifier == "parse_etags" and q.kind == "method" for q in res.queries)
+    hop = [q for q in res.queries if q.purpose == "second hop"]
+    assert [(q.identifier, q.paths) for q in hop] == [("ETags", ("tags/structures/etag.py",))]
+    wanted = line_of(repo, "tags/structures/etag.py", r"def contains_weak")
+    assert any(
+        b.path == "tags/structures/etag.py" and b.start_line <= wanted <= b.end_line
+        for b in res.blocks
+    ), describe(res)

@@ -1,0 +1,85 @@
+"""The class a receiver's factory returns.
+
+``es = http.parse_etags(value)`` and then ``es.``: the router probes ``def parse_etags``,
+whose signature says ``-> ds.ETags``; the members wanted are ETags'. The imports of the
+file that defines the function say which file defines the class, so the grep route
+takes that class's header line as found, without a search (as for bases,
+``routes.bases``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from greprag.context import LocalContext, member_receiver
+from greprag.models import Candidate, QueryPlan
+from greprag.routes.bases import ClassSite, LinesOf, RepoFiles, locate_class
+
+__all__ = ["returned_classes"]
+
+SIGNATURE_LINES = 8  # a def's lines read for its return annotation
+FACTORY_HITS = 2  # definitions of the factory whose return annotation is read
+_RETURNS = re.compile(r"->\s*(.+?)\s*:\s*(?:#.*)?$")
+_OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+_NOT_CLASSES = frozenset({"None", "Self", "Any", "object", "NoReturn", "Never"})
+
+
+def returned_classes(
+    ctx: LocalContext,
+    plan: QueryPlan,
+    candidates: Sequence[Candidate],
+    lines_of: LinesOf,
+    files: RepoFiles,
+) -> list[ClassSite]:
+    """In Python, on ``x.`` with ``x = factory(...)`` in view: the in-repo classes the
+    factory's definitions (hits of the plan's probe of it) are annotated to return."""
+    receiver = member_receiver(ctx) if ctx.lang == "python" else None
+    callee = ctx.assignments.get(receiver or "")
+    if not callee:
+        return []
+    factory = callee.rsplit(".", 1)[-1]
+    probes = {
+        i
+        for i, q in enumerate(plan.queries)
+        if q.identifier == factory and q.kind == "method" and q.purpose == "definition"
+    }
+    found: list[ClassSite] = []
+    seen = 0
+    for cand in candidates:
+        if probes.isdisjoint(cand.queries):
+            continue
+        for line in cand.match_lines:
+            lines = lines_of(cand.path)
+            name = return_annotation(lines, line)
+            site = locate_class(name, cand.path, lines, "python", lines_of, files) if name else None
+            if site is not None and site not in found:
+                found.append(site)
+            seen += 1
+        if seen >= FACTORY_HITS:
+            break
+    return found
+
+
+def return_annotation(lines: list[str], line: int) -> str | None:
+    """The class a def starting at ``line`` (1-based) is annotated to return, dotted as
+    written (``ds.ETags``; ``Optional[X]`` and ``X | None`` give X); None when it is not
+    annotated, or with a container or a typing name."""
+    signature = ""
+    for text in lines[line - 1 : line - 1 + SIGNATURE_LINES]:
+        signature += " " + text.strip()
+        if _RETURNS.search(signature) or text.rstrip().endswith(":"):
+            break
+    match = _RETURNS.search(signature)
+    if match is None:
+        return None
+    annotation = match.group(1).strip("\"' ")
+    if optional := _OPTIONAL.match(annotation):
+        annotation = optional.group(1)
+    kinds = [part.strip("\"' ") for part in annotation.split("|")]
+    named = [k for k in kinds if k not in _NOT_CLASSES]
+    if len(named) != 1 or not _DOTTED.fullmatch(named[0]):
+        return None
+    name = named[0]
+    return None if name.rsplit(".", 1)[-1] in _NOT_CLASSES else name
