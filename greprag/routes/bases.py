@@ -20,6 +20,7 @@ from greprag.context import ImportRef, LocalContext, member_receiver, parse_impo
 from greprag.imports import resolve_imports
 from greprag.languages import IDENTIFIER_RE
 from greprag.models import Candidate, Query, QueryPlan
+from greprag.router.names import self_member
 from greprag.router.probes import definition
 
 __all__ = [
@@ -76,8 +77,13 @@ def inherited_bases(
 ) -> list[ClassSite]:
     """The in-repo bases of the classes the plan's strong class probes hit, and theirs,
     unless the plan probes them already; none unless the cursor is on a member access
-    (``item.``)."""
-    if ctx.lang not in ("python", "java") or member_receiver(ctx) is None:
+    (``item.``). On ``self.`` / ``this.``, the bases of the enclosing class's bases (the
+    plan probes the members of the bases themselves)."""
+    if ctx.lang not in ("python", "java"):
+        return []
+    if self_member(ctx) is not None:
+        return _bases_of_bases(ctx, lines_of, files)
+    if member_receiver(ctx) is None:
         return []
     strong = {
         i
@@ -107,15 +113,32 @@ def site_probe(site: ClassSite, lang: str | None, weight: float) -> Query:
     return replace(probe, purpose="second hop", paths=(site.path,))
 
 
+def _bases_of_bases(ctx: LocalContext, lines_of: LinesOf, files: RepoFiles) -> list[ClassSite]:
+    """The bases of the bases of the class enclosing the cursor, nearest first."""
+    if not (ctx.path and ctx.enclosing_class and ctx.class_bases):
+        return []
+    lines = lines_of(ctx.path)
+    header = _class_line(lines, ctx.enclosing_class, ctx.lang)
+    if not header:
+        return []
+    bases = _walk(ctx.lang, [(ctx.path, header)], lines_of, files, levels=1)
+    further = _walk(ctx.lang, [(b.path, b.line) for b in bases], lines_of, files)
+    return [b for b in further if b not in bases][:BASE_CLASSES]
+
+
 def _walk(
-    lang: str, heads: list[tuple[str, int]], lines_of: LinesOf, files: RepoFiles
+    lang: str,
+    heads: list[tuple[str, int]],
+    lines_of: LinesOf,
+    files: RepoFiles,
+    levels: int = BASE_DEPTH,
 ) -> list[ClassSite]:
-    """The bases of the classes whose headers start at ``heads``, then theirs, nearest
-    first, each once."""
+    """The bases of the classes whose headers start at ``heads``, then theirs, up to
+    ``levels`` levels, nearest first, each once."""
     found: list[ClassSite] = []
     seen: set[ClassSite] = set()
     frontier = heads
-    for _ in range(BASE_DEPTH):
+    for _ in range(levels):
         following: list[tuple[str, int]] = []
         for path, line in frontier:
             lines = lines_of(path)

@@ -369,3 +369,38 @@ def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_pat
         b.path == "tags/structures/etag.py" and b.start_line <= wanted <= b.end_line
         for b in res.blocks
     ), describe(res)
+
+
+GRANDPARENT = {
+    "kit/__init__.py": "",
+    "kit/core.py": "class Core:\n    def describe_everything(self):\n        return repr(self)\n",
+    "kit/middle.py": (
+        "from kit.core import Core\n"
+        "\n"
+        "\n"
+        "class Middle(Core):\n"
+        "    def step(self):\n"
+        "        return 1\n"
+    ),
+    "kit/leaf.py": (
+        "from kit.middle import Middle\n"
+        "\n"
+        "\n"
+        "class Leaf(Middle):\n"
+        "    def run(self):\n"
+        "        return self.describe_everything()\n"
+    ),
+}
+
+
+def test_self_reaches_the_base_of_its_base(tmp_path):
+    repo = _repo(tmp_path / "kit", GRANDPARENT)
+    at = cursor(repo, "kit/leaf.py", "self.describe", "self.")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    hop = [q for q in res.queries if q.purpose == "second hop"]
+    assert [(q.identifier, q.paths) for q in hop] == [("Core", ("kit/core.py",))]
+    wanted = line_of(repo, "kit/core.py", r"def describe_everything")
+    assert any(
+        b.path == "kit/core.py" and b.start_line <= wanted <= b.end_line for b in res.blocks
+    ), describe(res)
