@@ -1,0 +1,53 @@
+"""The inherited-member cursors: which calls they are drawn from, and a real retrieval's
+answer."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from bench.inherited import measure, sample
+
+FILES = {
+    "kit/__init__.py": "",
+    "kit/core.py": "class Core:\n    def describe_all(self):\n        return 0\n",
+    "kit/middle.py": (
+        "from kit.core import Core\n"
+        "\n"
+        "\n"
+        "class Middle(Core):\n"
+        "    def step(self):\n"
+        "        return 1\n"
+    ),
+    "kit/leaf.py": (
+        "from kit.middle import Middle\n"
+        "\n"
+        "\n"
+        "class Leaf(Middle):\n"
+        "    def run(self):\n"
+        "        self.step()\n"
+        "        return self.describe_all()\n"
+    ),
+}
+
+
+def _repo(root: Path) -> Path:
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "."], check=True)
+    return root
+
+
+def test_cursors_are_members_defined_beyond_the_direct_bases(tmp_path: Path):
+    """``self.step()`` is defined in the direct base's file: not drawn."""
+    cursors = sample(_repo(tmp_path), 5, seed=0)
+    assert [(c.path, c.line, c.column, c.name, c.definition) for c in cursors] == [
+        ("kit/leaf.py", 7, 20, "describe_all", ("kit/core.py", 2))
+    ]
+
+
+def test_a_retrieval_finds_the_inherited_definition(tmp_path: Path):
+    row = measure(_repo(tmp_path), 5, seed=0)
+    assert row["cursors"] == 1 and row["found"] == 1, row
