@@ -16,13 +16,15 @@ from greprag.context import LocalContext, member_receiver
 from greprag.models import Candidate, QueryPlan
 from greprag.routes.bases import ClassSite, LinesOf, RepoFiles, locate_class
 
-__all__ = ["returned_classes"]
+__all__ = ["returned_class", "returned_classes"]
 
 SIGNATURE_LINES = 8  # a def's lines read for its return annotation
+BODY_LINES = 40  # an unannotated def's lines read for its first return
 FACTORY_HITS = 2  # definitions of the factory whose return annotation is read
 _RETURNS = re.compile(r"->\s*(.+?)\s*:\s*(?:#.*)?$")
 _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+_RETURN = re.compile(r"^\s*(return|yield)\b\s*(?:([A-Za-z_][\w.]*)\s*\()?")
 _NOT_CLASSES = frozenset({"None", "Self", "Any", "object", "NoReturn", "Never"})
 
 
@@ -34,7 +36,7 @@ def returned_classes(
     files: RepoFiles,
 ) -> list[ClassSite]:
     """In Python, on ``x.`` with ``x = factory(...)`` in view: the in-repo classes the
-    factory's definitions (hits of the plan's probe of it) are annotated to return."""
+    factory's definitions (hits of the plan's probe of it) return."""
     receiver = member_receiver(ctx) if ctx.lang == "python" else None
     callee = ctx.assignments.get(receiver or "")
     if not callee:
@@ -52,7 +54,7 @@ def returned_classes(
             continue
         for line in cand.match_lines:
             lines = lines_of(cand.path)
-            name = return_annotation(lines, line)
+            name = returned_class(lines, line)
             site = locate_class(name, cand.path, lines, "python", lines_of, files) if name else None
             if site is not None and site not in found:
                 found.append(site)
@@ -62,19 +64,32 @@ def returned_classes(
     return found
 
 
-def return_annotation(lines: list[str], line: int) -> str | None:
-    """The class a def starting at ``line`` (1-based) is annotated to return, dotted as
-    written (``ds.ETags``; ``Optional[X]`` and ``X | None`` give X); None when it is not
-    annotated, or with a container or a typing name."""
-    signature = ""
-    for text in lines[line - 1 : line - 1 + SIGNATURE_LINES]:
-        signature += " " + text.strip()
+def returned_class(lines: list[str], line: int) -> str | None:
+    """The class a def starting at ``line`` (1-based) returns, dotted as written: its
+    return annotation's (``-> ds.ETags``; ``Optional[X]`` and ``X | None`` give X), or
+    without one, the class its first ``return`` or ``yield`` constructs (``return
+    Environment(...)``: a pytest fixture). None for a container, a typing name, or a
+    first return that constructs no class."""
+    signature, end = "", line
+    for number, text in enumerate(lines[line - 1 : line - 1 + SIGNATURE_LINES], line):
+        signature, end = signature + " " + text.strip(), number
         if _RETURNS.search(signature) or text.rstrip().endswith(":"):
             break
     match = _RETURNS.search(signature)
-    if match is None:
-        return None
-    annotation = match.group(1).strip("\"' ")
+    if match is not None:
+        return _annotated_class(match.group(1))
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    for text in lines[end : end + BODY_LINES]:
+        if text.strip() and len(text) - len(text.lstrip()) <= indent:
+            return None  # the body ended
+        if returned := _RETURN.match(text):
+            name = returned.group(2)
+            return name if name and name.rsplit(".", 1)[-1][:1].isupper() else None
+    return None
+
+
+def _annotated_class(annotation: str) -> str | None:
+    annotation = annotation.strip("\"' ")
     if optional := _OPTIONAL.match(annotation):
         annotation = optional.group(1)
     kinds = [part.strip("\"' ") for part in annotation.split("|")]

@@ -1,10 +1,10 @@
-"""routes.returns: the class a def is annotated to return."""
+"""routes.returns: the class a def returns, by its annotation or its first return."""
 
 from __future__ import annotations
 
 import pytest
 
-from greprag.routes.returns import return_annotation
+from greprag.routes.returns import returned_class
 
 
 @pytest.mark.parametrize(
@@ -18,8 +18,13 @@ from greprag.routes.returns import return_annotation
         (["def get(self) -> A | B:"], None),
         (["def get(self) -> None:"], None),
         (["def get(self) -> Self:"], None),
-        (["def get(self):", "    return Session()"], None),
+        (["def env():", '    """An environment."""', "    return Environment()"], "Environment"),
+        (["def app(tmp):", "    if tmp:", "        yield flask.Flask(tmp)"], "flask.Flask"),
+        (["def get(self):", "    return helper()"], None),
+        (["def get(cls):", "    return cls()"], None),
+        (["def get(self):", "    return", "def other():", "    return Session()"], None),
+        (["def get(self):", "    pass", "", "def other():", "    return Session()"], None),
     ],
 )
-def test_return_annotation(lines, expected):
-    assert return_annotation(lines, 1) == expected
+def test_returned_class(lines, expected):
+    assert returned_class(lines, 1) == expected
