@@ -143,7 +143,7 @@ def _walk(
         for path, line in frontier:
             lines = lines_of(path)
             for name in header_bases(lines, line, lang):
-                base = locate_class(name, path, lines, lang, lines_of, files)
+                base = locate_class(name, path, lines, lang, lines_of, files, line)
                 if base is not None and base not in seen:
                     seen.add(base)
                     found.append(base)
@@ -190,13 +190,16 @@ def locate_class(
     lang: str,
     lines_of: LinesOf,
     files: RepoFiles,
+    subclass: int = 0,
 ) -> ClassSite | None:
     """Where the class written ``dotted`` in ``path`` is defined: in that file, in the
-    file an import points to, or (Java) beside it in its package."""
+    file an import points to, or (Java) beside it in its package. ``subclass``: the line
+    of the header that names it, never its definition (``class Model(Model)``, the base
+    imported under the same name)."""
     head, _, name = dotted.rpartition(".")
     if not IDENTIFIER_RE.fullmatch(name):
         return None
-    if not head and (line := _class_line(lines, name, lang)):
+    if not head and (line := _class_line(lines, name, lang, skip=subclass)):
         return ClassSite(name, path, line)
     local = head.split(".", 1)[0] if head else name
     for ref in parse_imports(lines, lang):
@@ -237,11 +240,11 @@ def _resolved(ref: ImportRef, path: str, lang: str, files: RepoFiles) -> str | N
     return resolve_imports(ctx, files.repo, files.known).get(ref.local_name)
 
 
-def _class_line(lines: list[str], name: str, lang: str) -> int:
-    """The 1-based line of ``class name`` in ``lines`` (0: none)."""
+def _class_line(lines: list[str], name: str, lang: str, skip: int = 0) -> int:
+    """The 1-based line of ``class name`` in ``lines``, other than ``skip`` (0: none)."""
     pattern = _class_pattern(name, lang)
     for number, text in enumerate(lines, 1):
-        if name in text and pattern.search(text):
+        if name in text and number != skip and pattern.search(text):
             return number
     return 0
 

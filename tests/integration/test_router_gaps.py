@@ -404,3 +404,37 @@ def test_self_reaches_the_base_of_its_base(tmp_path):
     assert any(
         b.path == "kit/core.py" and b.start_line <= wanted <= b.end_line for b in res.blocks
     ), describe(res)
+
+
+def test_a_base_imported_under_its_subclass_name_is_found_where_the_import_points(tmp_path):
+    """``class Model(Model)``: the header names the class its import points to, not itself
+    (``Article`` derives from the local ``Model``, which derives from ``orm``'s)."""
+    files = {
+        "orm/__init__.py": "",
+        "orm/base.py": "class Model:\n    def save_everything(self):\n        return 1\n",
+        "app/__init__.py": "",
+        "app/models.py": (
+            "from orm.base import Model\n"
+            "\n"
+            "\n"
+            "class Model(Model):\n"
+            "    label = 'app'\n"
+            "\n"
+            "\n"
+            "class Article(Model):\n"
+            "    title = ''\n"
+        ),
+        "app/views.py": (
+            "from app.models import Article\n"
+            "\n"
+            "\n"
+            "def view():\n"
+            "    item = Article()\n"
+            "    return item.save_everything()\n"
+        ),
+    }
+    repo = _repo(tmp_path / "orm", files)
+    at = cursor(repo, "app/views.py", "item.save", "item.")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    hop = [(q.identifier, q.paths) for q in res.queries if q.purpose == "second hop"]
+    assert hop == [("Model", ("app/models.py",)), ("Model", ("orm/base.py",))], describe(res)
