@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Sequence, Set
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,6 +38,7 @@ BASE_DEPTH = 2  # levels of bases followed: the bases, and theirs
 BASE_HEADS = 4  # class hits of the first pass whose bases are read
 MIN_WEIGHT = 0.5  # a class probe this strong stands for the receiver's type
 HEADER_LINES = 4  # a class header's lines read for its bases
+BASES_PER_HEADER = 4  # a header's bases looked up, first first
 _CLASS_PURPOSES = frozenset({"definition", "wildcard", "second hop"})
 _PY_HEADER = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\(")
 _BRACE_HEADER = re.compile(r"\b(?:class|interface|enum|record)\s+\w+([^{]*)")
@@ -62,10 +63,18 @@ LinesOf = Callable[[str], list[str]]
 @dataclass(frozen=True)
 class RepoFiles:
     """Where imports are resolved: the repository, and its files of the language when
-    listed (None: ask the file system)."""
+    listed (None: ask the file system); made per retrieval, it keeps each file's
+    imports once read."""
 
     repo: Path
     known: Set[str] | None
+    _imports: dict[str, list[ImportRef]] = field(default_factory=dict, compare=False)
+
+    def imports_in(self, path: str, lines: list[str], lang: str) -> list[ImportRef]:
+        """The imports of ``path``, whose lines are ``lines``."""
+        if path not in self._imports:
+            self._imports[path] = parse_imports(lines, lang)
+        return self._imports[path]
 
 
 def inherited_bases(
@@ -142,7 +151,7 @@ def _walk(
         following: list[tuple[str, int]] = []
         for path, line in frontier:
             lines = lines_of(path)
-            for name in header_bases(lines, line, lang):
+            for name in header_bases(lines, line, lang)[:BASES_PER_HEADER]:
                 base = locate_class(name, path, lines, lang, lines_of, files, line)
                 if base is not None and base not in seen:
                     seen.add(base)
@@ -202,7 +211,7 @@ def locate_class(
     if not head and (line := _class_line(lines, name, lang, skip=subclass)):
         return ClassSite(name, path, line)
     local = head.split(".", 1)[0] if head else name
-    for ref in parse_imports(lines, lang):
+    for ref in files.imports_in(path, lines, lang):
         if ref.local_name != local and not (lang == "java" and ref.name == name):
             continue
         target = _resolved(ref, path, lang, files)
@@ -226,7 +235,7 @@ def _reexported(
 ) -> ClassSite | None:
     """``name`` imported into ``path`` (a package's ``__init__.py`` re-exporting it):
     the file it comes from, when it is defined there."""
-    for ref in parse_imports(lines_of(path), lang):
+    for ref in files.imports_in(path, lines_of(path), lang):
         if ref.local_name == name and ref.name:
             target = _resolved(ref, path, lang, files)
             found = _class_line(lines_of(target), ref.name, lang) if target else 0
