@@ -71,6 +71,7 @@ class RouterWeights:
     usage: float = 0.7  # times the name's relative score
     string_key: float = 0.4  # other uses of a key-like string literal by the cursor
     import_unused: float = 0.75  # in-repo names imported, not yet used in code
+    import_unused_usage: float = 0.5  # their uses in other files
     import_used: float = 0.45  # in-repo names imported and already used
     import_generic: float = 0.45  # generic imported names, in their own files only
     module_members: float = 0.6  # an imported module's members this file uses

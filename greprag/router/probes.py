@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 IMPORT_PROBE_MAX = 30  # names in one import alternation; the latest imports are kept
+FIRST_USE_MAX = 3  # imported, unused names whose uses elsewhere are probed
 UNUSED_MODULES = 2  # imported modules not yet used whose top-level names are probed
 ANY_NAME = "*"  # a module-member probe for every top-level name of the module
 _IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
@@ -211,12 +212,30 @@ def import_probes(
             pattern = pattern.replace("^\\s*", "^")
         else:
             group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
-        kind = "class" if sum(n[:1].isupper() for n in names) * 2 >= len(names) else "method"
+        kind = _names_kind(names)
         pattern = pattern.replace("{names}", group)
         probes.append(
             Query(pattern, kind, False, ctx.lang, ",".join(names), "import", weight, 4, files)
         )
+    if fresh and weights.import_unused_usage > 0:
+        probes.append(
+            first_use_probe(fresh[-FIRST_USE_MAX:], ctx.lang, weights.import_unused_usage)
+        )
     return probes
+
+
+def first_use_probe(names: Sequence[str], lang_name: str | None, weight: float) -> Query:
+    """Where other files call or use the names imported here but not used yet: the next
+    line is likely their first use here, and those sites show how they are used."""
+    group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
+    kind = _names_kind(names)
+    pattern = rf"\b{group}\s*[.(]"
+    return Query(pattern, kind, False, lang_name, ",".join(names), "usage", weight, 2)
+
+
+def _names_kind(names: Sequence[str]) -> QueryKind:
+    """``class`` when at least half the names are capitalised, else ``method``."""
+    return "class" if sum(n[:1].isupper() for n in names) * 2 >= len(names) else "method"
 
 
 def _module_member_groups(

@@ -5,13 +5,14 @@ the cursor's own file below the cursor, which the prompt does not show."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from greprag import Retriever
-from tests.conftest import check_invariants, cursor, describe, line_of
+from tests.conftest import check_invariants, covering, cursor, describe, line_of
 
 
 def _repo(root: Path, files: dict[str, str]) -> Path:
@@ -438,3 +439,47 @@ def test_a_base_imported_under_its_subclass_name_is_found_where_the_import_point
     res = Retriever(repo, similar=False).retrieve(**at.kwargs())
     hop = [(q.identifier, q.paths) for q in res.queries if q.purpose == "second hop"]
     assert hop == [("Model", ("app/models.py",)), ("Model", ("orm/base.py",))], describe(res)
+
+
+FIRST_USE = {
+    "net/__init__.py": "",
+    "net/hosts.py": (
+        "def parse_host(header):\n"
+        '    """Split a Host header into name and port."""\n'
+        "    name, _, port = (header or '').partition(':')\n"
+        "    return name, port\n"
+    ),
+    "net/routing.py": (
+        "from net.hosts import parse_host\n"
+        "\n"
+        "\n"
+        "def host_matches(scope, pattern):\n"
+        "    parsed_host = parse_host(scope.get('host'))\n"
+        "    return parsed_host[0] == pattern\n"
+    ),
+    "net/url.py": (
+        "from net.hosts import parse_host\n"
+        "\n"
+        "\n"
+        "def build_url(scope):\n"
+        "    host_header = None\n"
+        "    for key, value in scope['headers']:\n"
+        "        if key == b'host':\n"
+        "            host_header = value.decode('latin-1')\n"
+        "\n"
+        "    return host_header\n"
+    ),
+}
+
+
+def test_an_imported_name_not_used_yet_shows_its_uses_elsewhere(tmp_path):
+    """``parse_host`` is imported and not used yet: its next use is likely the line being
+    written, and other files' uses of it show how it is called (``parsed_host = ...``)."""
+    repo = _repo(tmp_path / "net", FIRST_USE)
+    at = cursor(repo, "net/url.py", "    return host_header", "    ")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    uses = [q for q in res.queries if q.purpose == "usage" and q.identifier == "parse_host"]
+    assert uses and re.search(uses[0].pattern, "    parsed_host = parse_host(x)"), describe(res)
+    wanted = line_of(repo, "net/routing.py", r"parsed_host = parse_host")
+    assert covering(res, "net/routing.py", wanted), describe(res)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from greprag.context import build_local_context
 from greprag.router import OfflineRouter
 from greprag.router.offline import RouterWeights
@@ -122,3 +124,21 @@ def test_a_getters_result_as_receiver_leads_to_the_type_its_name_gives():
     assert any(q.identifier == "getViewOperationQueue" for q in plan.queries)
     _, one_word = _plan("class A {\n  boolean p = FileSystems.getDefault().", "java")
     assert not any(q.identifier == "Default" for q in one_word.queries)
+
+
+def test_router_probes_uses_of_the_latest_imports_not_used_yet():
+    src = (
+        "from net.hosts import parse_host, split_port, HostName, quote_host\n"
+        "\n"
+        "def build(scope):\n"
+        "    name = quote_host(scope)\n"
+        "    "
+    )
+    imported = {n: "net/hosts.py" for n in ("parse_host", "split_port", "HostName", "quote_host")}
+    _, plan = _plan(src, "python", imported)
+    uses = [q for q in plan.queries if q.purpose == "usage" and "," in q.identifier]
+    assert [q.identifier for q in uses] == ["parse_host,split_port,HostName"]
+    assert [q.weight for q in uses] == [RouterWeights().import_unused_usage]
+    pattern = uses[0].pattern
+    assert re.search(pattern, "x = HostName.parse(h)") and re.search(pattern, "split_port(h)")
+    assert not re.search(pattern, "quote_host(h)")
