@@ -50,6 +50,7 @@ FIRST_USE_MAX = 3  # imported, unused names whose uses elsewhere are probed
 UNUSED_MODULES = 2  # imported modules not yet used whose top-level names are probed
 ANY_NAME = "*"  # a module-member probe for every top-level name of the module
 _IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
+_MEMBER_AT_CURSOR = re.compile(r"\.\s*\w*$")  # ``item.`` or ``item.na``
 _LINE_COMMENTS = re.compile(r"#.*$|//.*$", re.M)
 _KEY_LITERAL = re.compile(r"([\"'])([A-Za-z_][\w.-]{3,40})\1")
 _BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
@@ -171,7 +172,8 @@ def import_probes(
     import line, so the window says nothing about it. Names already used in ``code``
     (``code_without_imports``) make a second, weaker probe: they are the file's
     vocabulary for the next line. Generic names (``init``, ``run``) are probed only in
-    the files they come from.
+    the files they come from. Unless a member access is being typed, the latest unused
+    names' uses elsewhere are probed too (``first_use_probe``).
     """
     lang = get_language(ctx.lang)
     template = lang.import_probe if lang else None
@@ -217,7 +219,7 @@ def import_probes(
         probes.append(
             Query(pattern, kind, False, ctx.lang, ",".join(names), "import", weight, 4, files)
         )
-    if fresh and weights.import_unused_usage > 0:
+    if fresh and weights.import_unused_usage > 0 and not _MEMBER_AT_CURSOR.search(ctx.prefix):
         probes.append(
             first_use_probe(fresh[-FIRST_USE_MAX:], ctx.lang, weights.import_unused_usage)
         )

@@ -142,3 +142,5 @@ def test_router_probes_uses_of_the_latest_imports_not_used_yet():
     pattern = uses[0].pattern
     assert re.search(pattern, "x = HostName.parse(h)") and re.search(pattern, "split_port(h)")
     assert not re.search(pattern, "quote_host(h)")
+    _, at_member = _plan(src + "name.", "python", imported)  # the member comes next
+    assert not any(q.purpose == "usage" and "," in q.identifier for q in at_member.queries)
