@@ -336,6 +336,26 @@ class _BraceScan:
     depth: list[int]  # brace depth at the start of each line
     in_comment: list[bool]  # the line starts inside a block comment
     block_ends: dict[int, int | None] = field(default_factory=dict)  # head -> close line
+    openers: list[int] | None = None  # ``_openers``, computed on first use
+
+
+def _openers(scan: _BraceScan) -> list[int]:
+    """Per 0-based line, the nearest line above it that opens a block holding it (a lower
+    depth at its start and a ``{`` in its code), -1 for none: what a walk up the file
+    would find, in one pass for the whole file. A stack keeps the candidates: depth rises
+    only across a line with a ``{``, so a candidate at or above a later line's depth is
+    never again the nearest."""
+    if scan.openers is None:
+        found: list[int] = []
+        stack: list[int] = []
+        for n, level in enumerate(scan.depth):
+            while stack and scan.depth[stack[-1]] >= level:
+                stack.pop()
+            found.append(stack[-1] if stack else -1)
+            if "{" in scan.code[n]:
+                stack.append(n)
+        scan.openers = found
+    return scan.openers
 
 
 def _blank_out(match: re.Match[str]) -> str:
@@ -439,22 +459,19 @@ def brace_expand(scan: _BraceScan, lo: int) -> tuple[int, int] | None:
     first = lo - 1
     if first >= len(scan.lines):
         return None
-    n = first
-    target_depth = scan.depth[first]
     opens_here = scan.code[first].count("{") > scan.code[first].count("}")
     head = first if opens_here and not _inner_block(scan, first, _brace_header(scan, first)) else -1
+    openers, n = _openers(scan), first
     while head < 0:
-        n -= 1
+        n = openers[n]
         if n < 0:
             return _brace_member(scan, first)
-        if scan.depth[n] < target_depth and "{" in scan.code[n]:
-            header = _brace_header(scan, n)
-            if _inner_block(scan, n, header):
-                target_depth = scan.depth[n]
-                continue
-            if _declares_class(header) and not _FUNC_LIKE.search(header):
-                return _brace_member(scan, first)  # at class level
-            head = n
+        header = _brace_header(scan, n)
+        if _inner_block(scan, n, header):
+            continue
+        if _declares_class(header) and not _FUNC_LIKE.search(header):
+            return _brace_member(scan, first)  # at class level
+        head = n
     end = _brace_end(scan, head)
     if end is None:
         return None
@@ -738,11 +755,8 @@ def _brace_function_end(scan: _BraceScan, first: int) -> int | None:
         header = _brace_header(scan, first)
         if not _inner_block(scan, first, header) and not _declares_class(header):
             head = first
-    target = scan.depth[first]
-    for n in range(first - 1, -1, -1):
-        if scan.depth[n] >= target or "{" not in scan.code[n]:
-            continue
-        target = scan.depth[n]  # line n opens a block holding the line
+    openers, n = _openers(scan), first
+    while (n := openers[n]) >= 0:  # line n opens a block holding the line
         header = _brace_header(scan, n)
         if _inner_block(scan, n, header):
             continue

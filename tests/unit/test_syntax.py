@@ -930,3 +930,31 @@ def test_balance_grows_a_range_of_several_units_to_whole_ones() -> None:
     assert scan.balance("a.py", python, "python", 2, 6) == (1, 6)
     assert scan.balance("a.py", python, "python", 1, 2) == (1, 3)
     assert scan.balance("a.py", python, "python", 5, 6) == (5, 6)
+
+
+def test_each_brace_line_knows_the_line_that_opens_the_block_around_it():
+    """``_openers`` is what a walk up the file finds: the nearest line above with a
+    lower depth and a ``{`` (``} else {`` starts inside the block it closes)."""
+    from greprag.syntax.scan import _brace_scan, _openers
+
+    lines = [
+        "class A {",  # 0
+        "  void f() {",  # 1
+        "    if (x) {",  # 2
+        "      y();",  # 3
+        "    } else {",  # 4
+        "      z();",  # 5
+        "    }",  # 6
+        "    w();",  # 7
+        "  }",  # 8
+        "  int g;",  # 9
+        "}",  # 10
+    ]
+    scan = _brace_scan(lines)
+    walked = []
+    for first in range(len(lines)):
+        n = first - 1
+        while n >= 0 and not (scan.depth[n] < scan.depth[first] and "{" in scan.code[n]):
+            n -= 1
+        walked.append(n)
+    assert _openers(scan) == walked == [-1, 0, 1, 2, 2, 2, 2, 1, 1, 0, 0]
