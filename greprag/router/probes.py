@@ -213,7 +213,7 @@ def import_probes(
             group = r"([A-Za-z_]\w*)"
             pattern = pattern.replace("^\\s*", "^")
         else:
-            group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
+            group = _alternation(names)
         kind = _names_kind(names)
         pattern = pattern.replace("{names}", group)
         probes.append(
@@ -229,10 +229,14 @@ def import_probes(
 def first_use_probe(names: Sequence[str], lang_name: str | None, weight: float) -> Query:
     """Where other files call or use the names imported here but not used yet: the next
     line is likely their first use here, and those sites show how they are used."""
-    group = "(" + "|".join(escape_identifier(n) for n in names) + ")"
+    pattern = rf"\b{_alternation(names)}\s*[.(]"
     kind = _names_kind(names)
-    pattern = rf"\b{group}\s*[.(]"
     return Query(pattern, kind, False, lang_name, ",".join(names), "usage", weight, 2)
+
+
+def _alternation(names: Sequence[str]) -> str:
+    """``(a|b|c)``: the names as one regex group."""
+    return "(" + "|".join(escape_identifier(n) for n in names) + ")"
 
 
 def _names_kind(names: Sequence[str]) -> QueryKind:
