@@ -173,7 +173,7 @@ def import_probes(
     (``code_without_imports``) make a second, weaker probe: they are the file's
     vocabulary for the next line. Generic names (``init``, ``run``) are probed only in
     the files they come from. Unless a member access is being typed, the latest unused
-    names' uses elsewhere are probed too (``first_use_probe``).
+    names' uses elsewhere are probed too (``_first_use_probe``).
     """
     lang = get_language(ctx.lang)
     template = lang.import_probe if lang else None
@@ -221,12 +221,12 @@ def import_probes(
         )
     if fresh and weights.import_unused_usage > 0 and not _MEMBER_AT_CURSOR.search(ctx.prefix):
         probes.append(
-            first_use_probe(fresh[-FIRST_USE_MAX:], ctx.lang, weights.import_unused_usage)
+            _first_use_probe(fresh[-FIRST_USE_MAX:], ctx.lang, weights.import_unused_usage)
         )
     return probes
 
 
-def first_use_probe(names: Sequence[str], lang_name: str | None, weight: float) -> Query:
+def _first_use_probe(names: Sequence[str], lang_name: str | None, weight: float) -> Query:
     """Where other files call or use the names imported here but not used yet: the next
     line is likely their first use here, and those sites show how they are used."""
     pattern = rf"\b{_alternation(names)}\s*[.(]"
