@@ -157,13 +157,25 @@ def test_reads_refuse_symlinks_out_fifos_and_dotdot(tmp_path):
     (root / "pkg" / "link_in.py").symlink_to(root / "pkg" / "ok.py")
     (root / "pkg" / "link_out.py").symlink_to(secret)
     (root / "dir_out").symlink_to(tmp_path)
+    (root / "dir_in").symlink_to(root / "pkg")
+    (root / "pkg" / "hop.py").symlink_to(root / "dir_out" / "secret.txt")  # in, then out
     os.mkfifo(root / "pkg" / "pipe.py")
     real = Path(os.path.realpath(root))
     assert read_bytes(real, "pkg/ok.py") == b"x = 1\n"
     assert read_bytes(real, "pkg/link_in.py") == b"x = 1\n"
-    for path in ("pkg/link_out.py", "dir_out/secret.txt", "../secret.txt", "pkg/pipe.py"):
+    assert read_bytes(real, "dir_in/ok.py") == b"x = 1\n"
+    assert inside(real, "dir_in/ok.py") == real / "pkg" / "ok.py"
+    for path in (
+        "pkg/link_out.py",
+        "dir_out/secret.txt",
+        "../secret.txt",
+        "pkg/pipe.py",
+        "pkg/hop.py",
+        "dir_in/hop.py",
+    ):
         assert read_bytes(real, path) is None, path
     assert inside(real, "dir_out/secret.txt") is None
+    assert inside(real, "pkg/missing/x.py") == real / "pkg" / "missing" / "x.py"
 
 
 def test_a_file_swapped_for_a_symlink_out_never_reaches_a_warm_retriever(py_repo, tmp_path):
