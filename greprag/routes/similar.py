@@ -304,12 +304,10 @@ class SimilarRoute:
         lang = get_language(request.ctx.lang)
         weight = self.weight * (lang.similar_scale if lang else 1.0)
         candidates: list[Candidate] = []
-        for region in regions:  # containment checked only for what is kept: realpath costs
+        for region in regions:  # read only what is kept: a read is checked to stay inside
             if len(candidates) >= MAX_REGIONS:
                 break
-            if not request.files.allowed(region.path):
-                continue
-            text = request.files.get(region.path)
+            text = request.files.get(region.path)  # nothing when outside the root
             start, end = request.current.clip(
                 region.path, region.start, min(region.end, len(text)), region.start
             )
