@@ -50,35 +50,37 @@ class _PyScan:
     content, with the ends of blocks already found."""
 
     lines: list[str]
-    in_string: list[bool]  # line starts inside a triple-quoted string
-    code: list[bool]  # not blank, comment or string body
-    indents: list[int]
-    code_indents: list[int]  # the indent of a code line, NOT_CODE for any other line
+    in_string: tuple[bool, ...]  # line starts inside a triple-quoted string
+    code: tuple[bool, ...]  # not blank, comment or string body
+    indents: tuple[int, ...]
+    code_indents: tuple[int, ...]  # the indent of a code line, NOT_CODE for any other line
     unit_ends: dict[int, int] = field(default_factory=dict)  # head -> last line (0-based)
-    _tops: list[int] | None = None
-    _margins: list[int] | None = None
+    _tops: tuple[int, ...] | None = None
+    _margins: tuple[int, ...] | None = None
 
     @property
-    def tops(self) -> list[int]:
+    def tops(self) -> tuple[int, ...]:
         """0-based lines that start a top-level unit: code at the margin, not a decorator
         (it belongs to the unit below), a closing bracket or a clause that goes on a
         statement (``else:``, ``except ...:``)."""
         if self._tops is None:
-            self._tops = [
+            self._tops = tuple(
                 n
                 for n, (code, indent) in enumerate(zip(self.code, self.indents, strict=True))
                 if code
                 and not indent
                 and not self.lines[n].startswith(("@", *_CLOSERS))
                 and not _PY_CLAUSE.match(self.lines[n])
-            ]
+            )
         return self._tops
 
     @property
-    def margins(self) -> list[int]:
+    def margins(self) -> tuple[int, ...]:
         """0-based lines that start with neither a space nor a tab, blank ones excepted."""
         if self._margins is None:
-            self._margins = [n for n, line in enumerate(self.lines) if line[:1] not in _INDENTED]
+            self._margins = tuple(
+                n for n, line in enumerate(self.lines) if line[:1] not in _INDENTED
+            )
         return self._margins
 
 
@@ -105,7 +107,9 @@ def _python_scan(lines: list[str]) -> _PyScan:
         code_indents.append(indent if is_code else _NOT_CODE)
         if '"""' in line or "'''" in line:
             opened = _open_after(line, opened)
-    return _PyScan(lines, states, code, indents, code_indents)
+    # tuples of plain values: the garbage collector stops walking them after one pass,
+    # where lists kept per file would be walked by every full collection
+    return _PyScan(lines, tuple(states), tuple(code), tuple(indents), tuple(code_indents))
 
 
 def _open_after(line: str, opened: str) -> str:
@@ -332,14 +336,14 @@ class _BraceScan:
     kept per file content, with the ends of blocks already found."""
 
     lines: list[str]
-    code: list[str]  # each line with strings and comments removed
-    depth: list[int]  # brace depth at the start of each line
-    in_comment: list[bool]  # the line starts inside a block comment
+    code: tuple[str, ...]  # each line with strings and comments removed
+    depth: tuple[int, ...]  # brace depth at the start of each line
+    in_comment: tuple[bool, ...]  # the line starts inside a block comment
     block_ends: dict[int, int | None] = field(default_factory=dict)  # head -> close line
-    openers: list[int] | None = None  # ``_openers``, computed on first use
+    openers: tuple[int, ...] | None = None  # ``_openers``, computed on first use
 
 
-def _openers(scan: _BraceScan) -> list[int]:
+def _openers(scan: _BraceScan) -> tuple[int, ...]:
     """Per 0-based line, the nearest line above it that opens a block holding it (a lower
     depth at its start and a ``{`` in its code), -1 for none: what a walk up the file
     would find, in one pass for the whole file. A stack keeps the candidates: depth rises
@@ -354,7 +358,7 @@ def _openers(scan: _BraceScan) -> list[int]:
             found.append(stack[-1] if stack else -1)
             if "{" in scan.code[n]:
                 stack.append(n)
-        scan.openers = found
+        scan.openers = tuple(found)
     return scan.openers
 
 
@@ -393,7 +397,7 @@ def _brace_scan(lines: list[str]) -> _BraceScan | None:
             level += text.count("{") - text.count("}")
             if level < 0:
                 return None
-    return _BraceScan(lines, code, depth, in_comment)
+    return _BraceScan(lines, tuple(code), tuple(depth), tuple(in_comment))  # see _python_scan
 
 
 def _brace_header(scan: _BraceScan, n: int) -> str:

@@ -957,4 +957,4 @@ def test_each_brace_line_knows_the_line_that_opens_the_block_around_it():
         while n >= 0 and not (scan.depth[n] < scan.depth[first] and "{" in scan.code[n]):
             n -= 1
         walked.append(n)
-    assert _openers(scan) == walked == [-1, 0, 1, 2, 2, 2, 2, 1, 1, 0, 0]
+    assert list(_openers(scan)) == walked == [-1, 0, 1, 2, 2, 2, 2, 1, 1, 0, 0]
