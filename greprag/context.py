@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,7 +96,7 @@ _CONTROL = frozenset(
 )
 
 
-def parse_imports(lines: list[str], lang: str | None) -> list[ImportRef]:
+def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
     """The import statements among ``lines`` (1-based line numbers)."""
     refs: list[ImportRef] = []
     needs_import_word = lang in ("python", "java")  # each of their patterns has it
@@ -156,7 +157,7 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _python_scope(lines: list[str], ctx: LocalContext) -> None:
+def _python_scope(lines: Sequence[str], ctx: LocalContext) -> None:
     """Enclosing function and class by indentation, scanning up from the cursor."""
     current = _indent(ctx.prefix) if ctx.prefix.strip() else None
     limit = current if current is not None else 10**6
@@ -192,7 +193,7 @@ def _python_scope(lines: list[str], ctx: LocalContext) -> None:
             return
 
 
-def _join_signature(lines: list[str], index: int, max_lines: int = 8) -> str:
+def _join_signature(lines: Sequence[str], index: int, max_lines: int = 8) -> str:
     parts = []
     for line in lines[index : index + max_lines]:
         parts.append(line.strip())
@@ -201,7 +202,7 @@ def _join_signature(lines: list[str], index: int, max_lines: int = 8) -> str:
     return " ".join(parts)
 
 
-def _brace_scope(lines: list[str], ctx: LocalContext) -> None:
+def _brace_scope(lines: Sequence[str], ctx: LocalContext) -> None:
     """Enclosing method and class for brace languages, by brace depth scanning upward."""
     depth = 0
     for number in range(len(lines) - 1, -1, -1):
@@ -259,7 +260,7 @@ def _strip_strings(line: str) -> str:
     return _STRINGS_AND_LINE_COMMENT.sub("", line)
 
 
-def _bindings(lines: list[str], ctx: LocalContext) -> None:
+def _bindings(lines: Sequence[str], ctx: LocalContext) -> None:
     """Visible annotations (name → type) and assignments (name → constructor/type)."""
     if ctx.lang in _TYPED_ONLY_LANGS:  # two patterns, each feeding its own map: one pass each
         text = "\n".join(lines)
@@ -304,7 +305,7 @@ _PY_BLOCK_START = re.compile(
 _SIGNATURE_LINES = 12  # a signature spread over more lines than this is not recognised
 
 
-def _skip_docstring(lines: list[str], index: int) -> int:
+def _skip_docstring(lines: Sequence[str], index: int) -> int:
     """The index of the line above a docstring that ends on line ``index`` (or ``index``)."""
     stripped = lines[index].strip()
     if not stripped.endswith(_PY_DOC_QUOTES):
@@ -319,7 +320,7 @@ def _skip_docstring(lines: list[str], index: int) -> int:
     return index
 
 
-def _empty_body(lines: list[str], prefix: str, lang: str | None) -> bool:
+def _empty_body(lines: Sequence[str], prefix: str, lang: str | None) -> bool:
     """The cursor opens an empty body: only whitespace typed after a function's signature
     (and its docstring), spread over one line or several, ``{`` on its own line or not."""
     if prefix.strip():
@@ -353,7 +354,7 @@ def _empty_body(lines: list[str], prefix: str, lang: str | None) -> bool:
     return False
 
 
-def _clipped(lines: list[str]) -> list[str]:
+def _clipped(lines: Sequence[str]) -> list[str]:
     """``lines`` with each longer than ``MAX_LINE_CHARS`` cut: the last (the cursor's)
     keeps its end, the others their start."""
     last = len(lines) - 1
@@ -365,7 +366,7 @@ def _clipped(lines: list[str]) -> list[str]:
     ]
 
 
-def _brace_header_before(lines: list[str], index: int) -> str:
+def _brace_header_before(lines: Sequence[str], index: int) -> str:
     """The header a ``{`` at the end of line ``index`` closes: that line without the brace,
     joined with the lines above it back to the previous statement (at most a few)."""
     parts = [_strip_strings(lines[index]).rstrip().removesuffix("{")]

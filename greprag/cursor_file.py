@@ -8,7 +8,7 @@ being written and the helpers it calls, which the model has not seen.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from greprag.context import LocalContext
@@ -47,7 +47,9 @@ class CursorFile:
         return max(start, run[0]), min(end, run[1])
 
 
-def cursor_file(ctx: LocalContext, lines_of: Callable[[str], list[str]], mode: str) -> CursorFile:
+def cursor_file(
+    ctx: LocalContext, lines_of: Callable[[str], Sequence[str]], mode: str
+) -> CursorFile:
     """What of the cursor's file (``ctx.path``, read by ``lines_of``) ``mode`` admits:
     ``no`` nothing, ``above`` the lines above the cursor, ``below`` the lines after the
     code being written: the outermost function holding the cursor (a closure's enclosing
@@ -67,10 +69,11 @@ def cursor_file(ctx: LocalContext, lines_of: Callable[[str], list[str]], mode: s
     return CursorFile(path, ((end + 1, len(lines)),) if end and end < len(lines) else ())
 
 
-def _on_disk(ctx: LocalContext, lines: list[str]) -> bool:
+def _on_disk(ctx: LocalContext, lines: Sequence[str]) -> bool:
     """The last lines before the cursor (``ctx.window``) are the file's own, up to it."""
     window = ctx.window.split("\n")
     first = ctx.line - len(window)
     if first < 0 or ctx.line > len(lines):
         return False
-    return lines[first : ctx.line - 1] == window[:-1] and lines[ctx.line - 1].startswith(window[-1])
+    above = list(lines[first : ctx.line - 1])  # the store's lines are a tuple
+    return above == window[:-1] and lines[ctx.line - 1].startswith(window[-1])

@@ -21,7 +21,7 @@ import stat
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
@@ -180,7 +180,8 @@ def _stat_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
 class _Stored:
     key: tuple[int, int, int, int, int]
     digest: bytes
-    lines: list[str]  # shared between retrievals: never modified in place
+    lines: tuple[str, ...]  # shared between retrievals; a tuple of str, so the garbage
+    # collector stops walking it after one pass (a list is walked by every full collection)
     chars: int
     trusted: bool  # its timestamps were old enough to tell a later change
 
@@ -210,7 +211,7 @@ class FileStore:
         except (OSError, ValueError):
             return None
 
-    def lines(self, path: str) -> list[str] | None:
+    def lines(self, path: str) -> tuple[str, ...] | None:
         """``path``'s lines as they are now; None when it is outside, gone or unreadable."""
         with self._lock:
             entry = self._entries.get(path)
@@ -230,7 +231,7 @@ class FileStore:
             lines, chars = entry.lines, entry.chars
         else:
             text = decode_text(data)
-            lines, chars = split_lines(text), len(text)
+            lines, chars = tuple(split_lines(text)), len(text)
         trusted = started - max(info.st_mtime_ns, info.st_ctime_ns) > RACY_NS
         self._keep(path, _Stored(_stat_key(info), digest, lines, chars, trusted))
         return lines
@@ -282,16 +283,16 @@ class FileCache:
     def __init__(self, repo: Path, store: FileStore | None = None) -> None:
         self.repo = repo
         self.store = store
-        self.lines: dict[str, list[str]] = {}
+        self.lines: dict[str, tuple[str, ...]] = {}
         self._inside: dict[str, bool] = {}
 
-    def get(self, path: str) -> list[str]:
+    def get(self, path: str) -> tuple[str, ...]:
         cached = self.lines.get(path)
         if cached is None:
             if self.store is not None:
-                cached = self.store.lines(path) or []
+                cached = self.store.lines(path) or ()
             else:
-                cached = split_lines(read_text(self.repo, path) or "")
+                cached = tuple(split_lines(read_text(self.repo, path) or ""))
             self.lines[path] = cached
         return cached
 
@@ -321,10 +322,10 @@ class LinesMemo:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[tuple[int, Hashable], tuple[list[str], Any]] = OrderedDict()
+        self._items: OrderedDict[tuple[int, Hashable], tuple[Sequence[str], Any]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, lines: list[str], tag: Hashable, compute: Callable[[], T]) -> T:
+    def get(self, lines: Sequence[str], tag: Hashable, compute: Callable[[], T]) -> T:
         """The value for (``lines``, ``tag``), computed by ``compute()`` on a miss."""
         key = (id(lines), tag)
         with self._lock:
@@ -343,7 +344,7 @@ class LinesMemo:
 _TEXTS = LinesMemo(256)
 
 
-def file_text(lines: list[str]) -> str:
+def file_text(lines: Sequence[str]) -> str:
     """``lines`` joined by ``\n``: the same string object while ``lines`` is kept (so
     caches keyed by the text hash it once)."""
     return _TEXTS.get(lines, "text", lambda: "\n".join(lines))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -120,7 +121,7 @@ def _section_chunks(path: str, text: str) -> list[Chunk]:
     return chunks
 
 
-def _embed_text(unit: _Unit, lines: list[str]) -> str:
+def _embed_text(unit: _Unit, lines: Sequence[str]) -> str:
     body = [line.strip() for line in lines[unit.start - 1 : unit.end] if line.strip()]
     lead = _leading_count(body)
     doc = [t for t in (_COMMENT_MARKS_RE.sub("", line).strip() for line in body[:lead]) if t]
@@ -143,14 +144,14 @@ def _leading_count(stripped: list[str]) -> int:
     return count if count < len(stripped) else 0
 
 
-def _code_units(path: str, text: str, lines: list[str]) -> list[_Unit]:
+def _code_units(path: str, text: str, lines: Sequence[str]) -> list[_Unit]:
     lang = language_for_path(path)
     spans = file_spans(path, text, lang.name if lang else None)
     return _units_in(spans, lines, 1, len(lines), "", "")
 
 
 def _units_in(
-    spans: list[Span], lines: list[str], lo: int, hi: int, prefix: str, context: str
+    spans: list[Span], lines: Sequence[str], lo: int, hi: int, prefix: str, context: str
 ) -> list[_Unit]:
     """Units of lines ``lo..hi``: outermost definitions, big classes split into members,
     and the code between definitions (imports-only stretches skipped)."""
@@ -188,7 +189,7 @@ def _substantive(line: str) -> bool:
     return bool(stripped) and not stripped.startswith(_TRIVIAL_PREFIXES)
 
 
-def _gap_units(lines: list[str], lo: int, hi: int, prefix: str, context: str) -> list[_Unit]:
+def _gap_units(lines: Sequence[str], lo: int, hi: int, prefix: str, context: str) -> list[_Unit]:
     """Code between definitions in windows of ``MODULE_GROUP_LINES``, if it says anything."""
     body = [n for n in range(lo, hi + 1) if _substantive(lines[n - 1])]
     if not body:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from greprag import syntax
@@ -28,7 +28,7 @@ from greprag.models import SIMILAR_ROUTE, Block, Drop
 from greprag.render import block_text, render_context
 from greprag.tokens import count_tokens, count_tokens_upto
 
-LinesOf = Callable[[str], list[str]]
+LinesOf = Callable[[str], Sequence[str]]
 
 
 @dataclass
@@ -39,7 +39,7 @@ class Packed:
     dropped: list[Drop]
 
 
-def _elide(lines: list[str], keep: set[int], start: int, end: int) -> str:
+def _elide(lines: Sequence[str], keep: set[int], start: int, end: int) -> str:
     """The kept lines of [start, end] in order, with ``...`` wherever lines are left out."""
     out: list[str] = []
     previous = start - 1
@@ -64,7 +64,7 @@ class Form:
 
 
 def marked_forms(
-    path: str, lines: list[str], item: MergedRange, whole_signature: bool = True
+    path: str, lines: Sequence[str], item: MergedRange, whole_signature: bool = True
 ) -> Iterator[Form]:
     """Ever shorter forms of the range that keep its signatures and what matched.
 
@@ -114,7 +114,7 @@ def marked_forms(
 _MAX_PARAMETER_LINES = 60  # a longer signature is shown by its first line
 
 
-def _statement_end(lines: list[str], first: int, end: int) -> int:
+def _statement_end(lines: Sequence[str], first: int, end: int) -> int:
     """The line (at most ``end``) where the statement starting at line ``first`` closes
     its parentheses and brackets: a signature's parameters over many lines; ``first``
     when it closes there or is not seen to close within ``_MAX_PARAMETER_LINES``."""
@@ -127,7 +127,7 @@ def _statement_end(lines: list[str], first: int, end: int) -> int:
     return first
 
 
-def _holds_class(lines: list[str], first: int, headers: set[int]) -> bool:
+def _holds_class(lines: Sequence[str], first: int, headers: set[int]) -> bool:
     """Whether a class header among ``headers`` sits at the indentation of line ``first``:
     a range of top-level units, one of them a class."""
     line = lines[first - 1]
@@ -139,7 +139,7 @@ def _holds_class(lines: list[str], first: int, headers: set[int]) -> bool:
     return False
 
 
-def shortened_forms(path: str, lines: list[str], item: MergedRange) -> Iterator[str]:
+def shortened_forms(path: str, lines: Sequence[str], item: MergedRange) -> Iterator[str]:
     """The texts of ``marked_forms``."""
     for form in marked_forms(path, lines, item):
         yield form.text
@@ -182,7 +182,7 @@ _HEADER_CHUNK = 256  # lines whose definition headers are found and kept togethe
 _HEADERS = LinesMemo(4096)  # per file content and chunk, across retrievals
 
 
-def _def_headers(lines: list[str], first: int, last: int) -> list[int]:
+def _def_headers(lines: Sequence[str], first: int, last: int) -> list[int]:
     """The lines in [first, last] (1-based) that ``_DEF_HEADER`` matches, in order. Found
     per chunk of ``_HEADER_CHUNK`` lines and kept per file content, so a range seen again,
     or one overlapping it, costs a lookup."""
@@ -194,7 +194,7 @@ def _def_headers(lines: list[str], first: int, last: int) -> list[int]:
     return found
 
 
-def _chunk_headers(lines: list[str], low: int) -> list[int]:
+def _chunk_headers(lines: Sequence[str], low: int) -> list[int]:
     """The 1-based header lines of the chunk after line ``low``; a line is checked for a
     word the pattern needs (one of them) before it is matched: cheaper."""
     match = _DEF_HEADER.match
@@ -208,7 +208,7 @@ def _chunk_headers(lines: list[str], low: int) -> list[int]:
 
 def _first_fitting(
     item: MergedRange,
-    lines: list[str],
+    lines: Sequence[str],
     end: int,
     score: float,
     cap: int,

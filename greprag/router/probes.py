@@ -326,7 +326,7 @@ def receiver_types(
     ctx: LocalContext,
     plan: QueryPlan,
     candidates: Sequence[Candidate],
-    lines_of: Callable[[str], list[str]],
+    lines_of: Callable[[str], Sequence[str]],
     externals: set[str],
 ) -> list[str]:
     """``x.`` at the cursor with x's type unnamed: the classes x is bound to elsewhere.

@@ -57,7 +57,7 @@ class ClassSite:
     line: int
 
 
-LinesOf = Callable[[str], list[str]]
+LinesOf = Callable[[str], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class RepoFiles:
     known: Set[str] | None
     _imports: dict[str, list[ImportRef]] = field(default_factory=dict, compare=False)
 
-    def imports_in(self, path: str, lines: list[str], lang: str) -> list[ImportRef]:
+    def imports_in(self, path: str, lines: Sequence[str], lang: str) -> list[ImportRef]:
         """The imports of ``path``, whose lines are ``lines``."""
         if path not in self._imports:
             self._imports[path] = parse_imports(lines, lang)
@@ -161,7 +161,7 @@ def _walk(
     return found
 
 
-def header_bases(lines: list[str], line: int, lang: str) -> list[str]:
+def header_bases(lines: Sequence[str], line: int, lang: str) -> list[str]:
     """The base class names (dotted as written) of the class header at ``line``; [] when
     the line starts no class header."""
     header = ""
@@ -195,7 +195,7 @@ def _unbracketed(text: str) -> str:
 def locate_class(
     dotted: str,
     path: str,
-    lines: list[str],
+    lines: Sequence[str],
     lang: str,
     lines_of: LinesOf,
     files: RepoFiles,
@@ -249,7 +249,7 @@ def _resolved(ref: ImportRef, path: str, lang: str, files: RepoFiles) -> str | N
     return resolve_imports(ctx, files.repo, files.known).get(ref.local_name)
 
 
-def _class_line(lines: list[str], name: str, lang: str, skip: int = 0) -> int:
+def _class_line(lines: Sequence[str], name: str, lang: str, skip: int = 0) -> int:
     """The 1-based line of ``class name`` in ``lines``, other than ``skip`` (0: none)."""
     pattern = _class_pattern(name, lang)
     for number, text in enumerate(lines, 1):

@@ -64,7 +64,7 @@ def returned_classes(
     return found
 
 
-def returned_class(lines: list[str], line: int) -> str | None:
+def returned_class(lines: Sequence[str], line: int) -> str | None:
     """The class a def starting at ``line`` (1-based) returns, dotted as written: its
     return annotation's (``-> ds.ETags``; ``Optional[X]`` and ``X | None`` give X), or
     without one, the class its first ``return`` or ``yield`` constructs (``return

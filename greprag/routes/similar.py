@@ -327,7 +327,7 @@ class SimilarRoute:
         self,
         path: str,
         start: int,
-        lines: list[str],
+        lines: Sequence[str],
         prior: float,
         match_lines: tuple[int, ...] = (),
     ) -> Candidate | None:

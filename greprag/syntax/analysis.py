@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from functools import lru_cache
 
 from greprag.files import LinesMemo
@@ -51,7 +52,7 @@ def analyze(text: str, lang: str | None) -> Analysis:
     return brace_analysis(text, lines, key)
 
 
-def _looks_indented(lines: list[str]) -> bool:
+def _looks_indented(lines: Sequence[str]) -> bool:
     """As many lines end in ``:`` as in ``{`` (an unknown language that indents blocks)."""
     braces = colons = 0
     for line in lines:
@@ -104,7 +105,7 @@ _REGIONS = LinesMemo(512)  # spans of parts of files, per file content
 
 
 def region_analysis(
-    lines: list[str], lang: str | None, first: int, last: int
+    lines: Sequence[str], lang: str | None, first: int, last: int
 ) -> tuple[str, Analysis] | None:
     """Lines [first, last] alone, joined, and their tree-sitter analysis; None when the
     language has no grammar or they do not parse cleanly by themselves. Cached per file
@@ -122,7 +123,7 @@ def region_analysis(
 
 
 def skeleton_analysis(
-    lines: list[str], lang: str | None, first: int, last: int
+    lines: Sequence[str], lang: str | None, first: int, last: int
 ) -> tuple[str, Analysis] | None:
     """Lines [first, last] alone, joined, and the tree-sitter analysis of their skeleton
     (``scan.class_skeleton``: code blocks below class level and comments emptied). It
@@ -145,7 +146,7 @@ def skeleton_analysis(
 
 
 def expand_in_region(
-    lines: list[str], lang: str | None, first: int, last: int, start: int, end: int
+    lines: Sequence[str], lang: str | None, first: int, last: int, start: int, end: int
 ) -> tuple[int, int] | None:
     """:func:`expand_range` of [start, end] computed on lines [first, last] alone (whole
     top-level units around the range): a fraction of a long file's parse. None when those

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from greprag.syntax.spans import Analysis, Span, sorted_spans
@@ -104,7 +105,7 @@ _COMMENTS_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _ANNOTATIONS_RE = re.compile(r"@[\w.]+(?:\s*\((?:[^()]|\([^()]*\))*\))?|^(?:\s*\[[^\]]*\])+")
 
 
-def brace_analysis(text: str, lines: list[str], key: str | None) -> Analysis:
+def brace_analysis(text: str, lines: Sequence[str], key: str | None) -> Analysis:
     """Blocks by brace matching; statements end at ';', at a '}' not continued, at a ','
     followed by a line break, or at a line that does not continue the previous one."""
     newlines = [i for i, char in enumerate(text) if char == "\n"]
@@ -182,7 +183,7 @@ def brace_analysis(text: str, lines: list[str], key: str | None) -> Analysis:
 
 
 def _statement_ended(
-    text: str, lines: list[str], start: int, offset: int, line: int, line_of: Any
+    text: str, lines: Sequence[str], start: int, offset: int, line: int, line_of: Any
 ) -> bool:
     """A token first on its line ends a statement lacking ';' (Go) when it is not indented
     deeper than the statement and the previous line looks complete."""
@@ -200,7 +201,7 @@ def _statement_ended(
 
 def _brace_spans(
     text: str,
-    lines: list[str],
+    lines: Sequence[str],
     blocks: list[tuple[int, int, int, int]],
     statements: list[tuple[int, int, int]],
     line_of: Any,
@@ -254,7 +255,7 @@ def _brace_kind(header: str) -> tuple[str | None, str | None]:
     return "function", match.group(1)
 
 
-def _doc_start(lines: list[str], first: int, go: bool) -> int:
+def _doc_start(lines: Sequence[str], first: int, go: bool) -> int:
     """Extend a definition's first line up over a doc comment directly above it."""
     line = first - 1
     while line >= 1:

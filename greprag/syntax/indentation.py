@@ -8,6 +8,7 @@ lines (open brackets, strings and backslashes continue a line), then nested by i
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from greprag.syntax.spans import Analysis, Span, sorted_spans
@@ -39,7 +40,7 @@ class _Item:
     children: list[_Item]
 
 
-def _logical_lines(lines: list[str], python: bool) -> list[tuple[int, int, int]]:
+def _logical_lines(lines: Sequence[str], python: bool) -> list[tuple[int, int, int]]:
     """(first line, last line, indent) of each logical line, skipping blank and comment lines."""
     result: list[tuple[int, int, int]] = []
     depth = 0
@@ -99,7 +100,7 @@ def _find_close(line: str, position: int, quote: str) -> int:
         position = index + 1
 
 
-def indent_analysis(lines: list[str], python: bool) -> Analysis:
+def indent_analysis(lines: Sequence[str], python: bool) -> Analysis:
     """Definitions and statements of a file whose blocks are marked by indentation.
 
     Logical lines nest under the nearest less-indented one; ``python`` recognises

@@ -13,6 +13,7 @@ give the same outline on real code is pinned by ``tests/comparison``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from greprag.languages import STRING_LITERAL_RE
@@ -42,7 +43,7 @@ class _Unsure(Exception):
 
 
 def class_analysis(
-    lines: list[str], start: int, end: int
+    lines: Sequence[str], start: int, end: int
 ) -> tuple[str, Analysis] | Literal[False] | None:
     """Lines [start, end] of a Python file, joined, and the spans of the class they are
     (decorators, then its header at the first code line; 1-based, relative to
@@ -81,7 +82,7 @@ def class_analysis(
     return text, _relative(defs, stmts, first)
 
 
-def units_analysis(lines: list[str], start: int, end: int) -> tuple[str, Analysis] | None:
+def units_analysis(lines: Sequence[str], start: int, end: int) -> tuple[str, Analysis] | None:
     """Lines [start, end] of a Python file that are a run of units at one indentation
     (module constants around a class, say), joined, and their spans as ``class_analysis``
     gives a class's (relative to ``start``); None when unsure or when a unit runs on
@@ -227,7 +228,7 @@ def _decorated(scan: _PyScan, decorator: int, level: int, end: int) -> int:
     raise _Unsure
 
 
-def _header_end(lines: list[str], head: int, end: int) -> int:
+def _header_end(lines: Sequence[str], head: int, end: int) -> int:
     """0-based line of the ``:`` that ends the signature opened at ``head``."""
     depth = 0
     for n in range(head, min(end, head + _MAX_HEADER_LINES) + 1):
@@ -240,7 +241,7 @@ def _header_end(lines: list[str], head: int, end: int) -> int:
     raise _Unsure
 
 
-def _is_docstring(lines: list[str], first: int, last: int) -> bool:
+def _is_docstring(lines: Sequence[str], first: int, last: int) -> bool:
     """The statement on lines [first, last] (0-based) is one string literal alone."""
     if not _BARE_STRING.match(lines[first]):
         return False

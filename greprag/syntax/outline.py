@@ -9,6 +9,7 @@ elided (``...`` for indented bodies, ``{ ... }`` for braced ones); a Python clas
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from greprag.files import LinesMemo, file_text
 from greprag.syntax.analysis import (
@@ -73,7 +74,7 @@ def outline(
     return "\n".join(writer.out)
 
 
-def class_outline(path: str, lines: list[str], start: int, first: int, end: int) -> str:
+def class_outline(path: str, lines: Sequence[str], start: int, first: int, end: int) -> str:
     """The outline of the class that lines [start, end] of ``path`` are: a class span
     starting in [start, first] (decorators or a doc comment above the header line
     ``first`` may be in the range) and ending in the range's last three lines; "" when
@@ -121,7 +122,7 @@ def class_outline(path: str, lines: list[str], start: int, first: int, end: int)
     return _CLASS_OUTLINES.get(lines, ("class", lang, start, first, end), compute)
 
 
-def range_outline(path: str, lines: list[str], start: int, end: int) -> str:
+def range_outline(path: str, lines: Sequence[str], start: int, end: int) -> str:
     """The outline of lines [start, end] of ``path``, several top-level units (module
     statements around a class, say): statements by their first line, definitions by
     their headers, a class with its members' signatures; "" for a Python range its
@@ -196,7 +197,7 @@ class _Outliner:
     braces (elided as ``{ ... }``)."""
 
     def __init__(
-        self, lines: list[str], defs: tuple[Span, ...], stmts: tuple[Span, ...], indent: bool
+        self, lines: Sequence[str], defs: tuple[Span, ...], stmts: tuple[Span, ...], indent: bool
     ) -> None:
         self.lines, self.defs, self.stmts, self.indent = lines, defs, stmts, indent
         self.out: list[str] = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from greprag.files import LinesMemo
@@ -49,7 +49,7 @@ class _PyScan:
     string, whether it is code that sets indentation, and its indent width; kept per file
     content, with the ends of blocks already found."""
 
-    lines: list[str]
+    lines: Sequence[str]
     in_string: tuple[bool, ...]  # line starts inside a triple-quoted string
     code: tuple[bool, ...]  # not blank, comment or string body
     indents: tuple[int, ...]
@@ -88,7 +88,7 @@ _NOT_CODE = 1 << 62  # above any indent: the code indent of a blank, comment or 
 _INDENTED = ("", " ", "\t")
 
 
-def _python_scan(lines: list[str]) -> _PyScan:
+def _python_scan(lines: Sequence[str]) -> _PyScan:
     """Mark the lines inside triple-quoted strings: one opens with either kind of triple
     quote and closes with the same kind (the other kind inside it is text)."""
     states = []
@@ -335,7 +335,7 @@ class _BraceScan:
     """A C-like file's lines, their code without strings and comments, and brace depths;
     kept per file content, with the ends of blocks already found."""
 
-    lines: list[str]
+    lines: Sequence[str]
     code: tuple[str, ...]  # each line with strings and comments removed
     depth: tuple[int, ...]  # brace depth at the start of each line
     in_comment: tuple[bool, ...]  # the line starts inside a block comment
@@ -367,7 +367,7 @@ def _blank_out(match: re.Match[str]) -> str:
     return "" if match.group().startswith("/") else '""'
 
 
-def _brace_scan(lines: list[str]) -> _BraceScan | None:
+def _brace_scan(lines: Sequence[str]) -> _BraceScan | None:
     """Strip strings and comments and track brace depth; None when a ``}`` closes more
     than was opened (the text is too irregular for a local scan)."""
     code: list[str] = []
@@ -563,19 +563,19 @@ def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
 _SCANS = LinesMemo(1024)  # per file content, across retrievals
 
 
-def python_scan(lines: list[str]) -> _PyScan:
+def python_scan(lines: Sequence[str]) -> _PyScan:
     """The indentation scan of a Python file's ``lines``, kept per file content."""
     return _SCANS.get(lines, True, lambda: _python_scan(lines))
 
 
-def _scan_of(lines: list[str], lang: str) -> _PyScan | _BraceScan | None:
+def _scan_of(lines: Sequence[str], lang: str) -> _PyScan | _BraceScan | None:
     """The indentation scan of a Python file, the brace scan of any other (None when its
     braces do not balance), kept per file content."""
     python = lang == "python"
     return _SCANS.get(lines, python, lambda: _python_scan(lines) if python else _brace_scan(lines))
 
 
-def class_end(lines: list[str], lang: str, head: int) -> int | None:
+def class_end(lines: Sequence[str], lang: str, head: int) -> int | None:
     """The line (1-based) where the class declared on line ``head`` of a brace-language
     file closes; None when that line declares no class by itself (no class-like word, or
     a brace before it: an annotation's array) or the file's braces do not balance."""
@@ -590,7 +590,7 @@ def class_end(lines: list[str], lang: str, head: int) -> int | None:
     return None if close is None else close + 1
 
 
-def class_skeleton(lines: list[str], lang: str, start: int, end: int) -> list[str] | None:
+def class_skeleton(lines: Sequence[str], lang: str, start: int, end: int) -> list[str] | None:
     """Lines [start, end] (1-based) of a brace-language file with the inside of every code
     block below class level and of every block comment blank: a line that begins and ends
     inside a function body, an initializer, an anonymous class or a ``/* ... */``. The
@@ -601,7 +601,7 @@ def class_skeleton(lines: list[str], lang: str, start: int, end: int) -> list[st
     if not isinstance(scan, _BraceScan):
         return None
     depth, code, in_comment = scan.depth, scan.code, scan.in_comment
-    out = lines[start - 1 : end]
+    out = list(lines[start - 1 : end])
     outermost = None  # the depth inside the outermost open code block
     for n in range(start - 1, end):
         level = depth[n]
@@ -710,7 +710,7 @@ def _above_decorators(scan: _PyScan, start: int, end: int) -> int:
     return end
 
 
-def written_until(lines: list[str], lang: str | None, line: int) -> int | None:
+def written_until(lines: Sequence[str], lang: str | None, line: int) -> int | None:
     """1-based last line of the code being written at line ``line``: the outermost
     function or method holding it (its header line included; a closure's, a lambda's or
     an anonymous class's enclosing function holds it too), else the definition or
@@ -777,7 +777,7 @@ class LocalExpander:
     """Per-file scans, built once per file content and reused for every hit in it."""
 
     def region(
-        self, lines: list[str], lang: str | None, lo: int, hi: int
+        self, lines: Sequence[str], lang: str | None, lo: int, hi: int
     ) -> tuple[int, int] | None:
         """1-based first and last line of the top-level units holding lines lo..hi, with
         one more unit above and below, in a Python file: what tree-sitter must see to
@@ -796,7 +796,7 @@ class LocalExpander:
         return start + 1, end + 1
 
     def balance(
-        self, path: str, lines: list[str], lang: str | None, start: int, end: int
+        self, path: str, lines: Sequence[str], lang: str | None, start: int, end: int
     ) -> tuple[int, int] | None:
         """[start, end] grown to whole units of one level (a range of several units can
         start inside a class and end outside it, or the other way round); None when the
@@ -809,7 +809,7 @@ class LocalExpander:
         return brace_balance(scan, start, end)
 
     def expand(
-        self, path: str, lines: list[str], lang: str | None, lo: int, hi: int
+        self, path: str, lines: Sequence[str], lang: str | None, lo: int, hi: int
     ) -> tuple[int, int] | None:
         """The block around lines lo..hi, or None when tree-sitter should decide. A Python
         range that starts or ends on a blank or comment line the scan cannot place (at

@@ -7,7 +7,7 @@ under the cursor is cut to the run of admitted lines (``CursorFile``) that the h
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from greprag.files import file_text
@@ -36,7 +36,7 @@ class BlockWidener:
 
     def __init__(
         self,
-        lines_of: Callable[[str], list[str]],
+        lines_of: Callable[[str], Sequence[str]],
         current: CursorFile | None = None,
     ) -> None:
         self._lines_of = lines_of

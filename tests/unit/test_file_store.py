@@ -32,7 +32,7 @@ def test_unchanged_file_keeps_its_lines_object(tmp_path: Path, trusting):
     _write(tmp_path / "a.py", "x = 1\ny = 2\n")
     store = FileStore(tmp_path)
     first = store.lines("a.py")
-    assert first == ["x = 1", "y = 2"]
+    assert first == ("x = 1", "y = 2")
     assert store.lines("a.py") is first
 
 
@@ -40,9 +40,9 @@ def test_an_edit_is_seen_at_once(tmp_path: Path, trusting):
     target = tmp_path / "a.py"
     _write(target, "x = 1\n")
     store = FileStore(tmp_path)
-    assert store.lines("a.py") == ["x = 1"]
+    assert store.lines("a.py") == ("x = 1",)
     _write(target, "x = 1\ny = 22\n")
-    assert store.lines("a.py") == ["x = 1", "y = 22"]
+    assert store.lines("a.py") == ("x = 1", "y = 22")
 
 
 def test_same_size_edit_with_restored_mtime_is_seen_while_racy(tmp_path: Path):
@@ -52,10 +52,10 @@ def test_same_size_edit_with_restored_mtime_is_seen_while_racy(tmp_path: Path):
     _write(target, "x = 1\n")
     before = os.stat(target)
     store = FileStore(tmp_path)
-    assert store.lines("a.py") == ["x = 1"]
+    assert store.lines("a.py") == ("x = 1",)
     target.write_text("x = 2\n")
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert store.lines("a.py") == ["x = 2"]
+    assert store.lines("a.py") == ("x = 2",)
 
 
 def test_unchanged_racy_file_keeps_its_lines_object(tmp_path: Path):
@@ -73,7 +73,7 @@ def test_deleted_file_and_symlink_out_give_nothing(tmp_path: Path, trusting):
     outside.write_text("password\n")
     _write(repo / "a.py", "x = 1\n")
     store = FileStore(repo)
-    assert store.lines("a.py") == ["x = 1"] and store.allowed("a.py")
+    assert store.lines("a.py") == ("x = 1",) and store.allowed("a.py")
     (repo / "a.py").unlink()
     assert store.lines("a.py") is None
     (repo / "a.py").symlink_to(outside)
@@ -108,7 +108,7 @@ def test_file_cache_reads_through_the_store(tmp_path: Path, trusting):
     store = FileStore(tmp_path)
     one, two = FileCache(tmp_path, store), FileCache(tmp_path, store)
     assert one.get("a.py") is two.get("a.py")
-    assert one.get("missing.py") == [] and not one.allowed("../x")
+    assert one.get("missing.py") == () and not one.allowed("../x")
 
 
 def test_lines_memo_is_keyed_by_the_object():

@@ -349,6 +349,10 @@ def test_a_java_class_skeleton_empties_code_blocks_and_comments_but_keeps_its_me
     assert blank == {6, 7, 16, 22, 23, 33}
     assert shell[28 - 5] == lines[27]  # the enum body, a class's, stays whole
     assert class_outline("Shop.java", lines, 5, 10, 36) == outline(JAVA, "java", 5, 36)
+    # the file store hands out tuples: the skeleton is a copy, the lines stay as they are
+    stored = tuple(lines)
+    assert class_skeleton(stored, "java", 5, 36) == shell and stored == tuple(lines)
+    assert class_outline("Shop.java", stored, 5, 10, 36) == outline(JAVA, "java", 5, 36)
     annotated = ['@SuppressWarnings("x") class Box {', "    int size() {", "        return 1;"]
     annotated += ["    }", "}"]
     assert class_skeleton(annotated, "java", 1, 5) == [*annotated[:2], "", *annotated[3:]]
