@@ -105,10 +105,12 @@ def _get_encoding(name: str):  # -> tiktoken.Encoding
     return encoding
 
 
-_COUNTS: dict[tuple[str, str], int] = {}  # in insertion order: the oldest first
-_COUNTS_MAX_CHARS = 8_000_000  # the texts the count cache keeps, oldest out first
+# per encoding, counts by text in insertion order (the oldest first); str keys and int
+# values only, so the garbage collector never walks these dicts
+_COUNTS: dict[str, dict[str, int]] = {}
+_COUNTS_MAX_CHARS = 8_000_000  # the texts each encoding's cache keeps, oldest out first
 _COUNTS_LOCK = threading.Lock()
-_counted_chars = 0
+_counted_chars: dict[str, int] = {}
 
 # These encodings' pre-tokenizers never put a newline and the line after it in one piece
 # when that line holds a non-space character and does not start with "/": a text's count
@@ -129,15 +131,18 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
 def _count(text: str, encoding: str, limit: int | None) -> int:
     """``count_tokens``; with a ``limit``, counting stops at the first line that takes the
     count past it (the count so far is then a lower bound above the limit)."""
-    global _counted_chars
     if not text:
         return 0
     pieces = _line_pieces(text) if encoding in _BY_LINE else [text]
+    counts = _COUNTS.get(encoding)
+    if counts is None:
+        with _COUNTS_LOCK:
+            counts = _COUNTS.setdefault(encoding, {})
     total = 0
     fresh: list[tuple[str, int]] = []
     encoder = None
     for piece in pieces:  # a dict lookup is atomic: only insertions take the lock
-        count = _COUNTS.get((encoding, piece))
+        count = counts.get(piece)
         if count is None:
             encoder = encoder or get_encoding(encoding)
             count = len(encoder.encode_ordinary(piece))
@@ -146,15 +151,16 @@ def _count(text: str, encoding: str, limit: int | None) -> int:
         if limit is not None and total > limit:
             break
     with _COUNTS_LOCK:
+        chars = _counted_chars.get(encoding, 0)
         for piece, count in fresh:
-            key = (encoding, piece)
-            if key not in _COUNTS and len(piece) * 8 <= _COUNTS_MAX_CHARS:
-                _COUNTS[key] = count
-                _counted_chars += len(piece)
-        while _counted_chars > _COUNTS_MAX_CHARS:
-            oldest = next(iter(_COUNTS))
-            del _COUNTS[oldest]
-            _counted_chars -= len(oldest[1])
+            if piece not in counts and len(piece) * 8 <= _COUNTS_MAX_CHARS:
+                counts[piece] = count
+                chars += len(piece)
+        while chars > _COUNTS_MAX_CHARS:
+            oldest = next(iter(counts))
+            del counts[oldest]
+            chars -= len(oldest)
+        _counted_chars[encoding] = chars
     return total
 
 

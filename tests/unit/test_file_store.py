@@ -158,3 +158,21 @@ def test_warm_retriever_never_answers_with_old_text(tmp_path: Path):
         for other in range(round_):
             assert f"EDITED_{other}" not in result.context
     assert count_tokens(result.context) == result.tokens
+
+
+def test_the_token_count_cache_keeps_to_its_size_oldest_out_first(monkeypatch):
+    import gc
+
+    from greprag import tokens
+
+    monkeypatch.setattr(tokens, "_COUNTS", {})
+    monkeypatch.setattr(tokens, "_counted_chars", {})
+    monkeypatch.setattr(tokens, "_COUNTS_MAX_CHARS", 400)
+    texts = [f"value_{n} = compute_{n}(argument_{n})\n" for n in range(40)]
+    exact = [len(get_encoding().encode(t, disallowed_special=())) for t in texts]
+    assert [count_tokens(t) for t in texts] == exact
+    kept = tokens._COUNTS["cl100k_base"]
+    assert sum(map(len, kept)) == tokens._counted_chars["cl100k_base"] <= 400
+    assert texts[-1] in kept and texts[0] not in kept  # the oldest went first
+    assert [count_tokens(t) for t in texts] == exact  # counted again, as exactly
+    assert not gc.is_tracked(kept)  # str keys, int values: never walked by a collection
