@@ -69,7 +69,7 @@ def inside(root: Path, path: str) -> Path | None:
     base = str(root)
     joined = os.path.join(base, clean)
     # the root is real, so only the parts below it can be links: one lstat each, where
-    # realpath takes one per part of the whole path (a quarter of the time on jdk17)
+    # realpath takes one per part of the whole path (about half the time on jdk17 paths)
     current = base
     for part in clean.split("/"):
         current = os.path.join(current, part)
