@@ -7,6 +7,7 @@ The cache is ``~/.cache/greprag-bench`` unless ``GREPRAG_BENCH_CACHE`` says othe
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shutil
@@ -17,8 +18,10 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.request import urlopen
 
 CACHE_ENV = "GREPRAG_BENCH_CACHE"
+DEBIAN_ARCHIVE = "http://deb.debian.org/debian/"  # where ``debsrc`` archives are fetched
 _MARKER = "greprag-bench-ok"
 
 # The JDK class library is large: keep a subset of java.base (~260k lines).
@@ -44,8 +47,11 @@ _JDK_EXCLUDE = (
 @dataclass(frozen=True)
 class Corpus:
     """One pinned project. ``source`` is ``pypi`` (a wheel), ``sdist`` (a PyPI source
-    archive), ``debian`` or ``npm``. ``keep``: for ``npm`` and ``sdist``, the path
-    prefixes (relative to the package root) of what is unpacked; empty for all."""
+    archive), ``debian`` (a binary package), ``debsrc`` (a Debian source package's
+    upstream archive: ``package`` is its path in the archive, ``sha256`` its digest) or
+    ``npm``. ``keep``: for ``npm``, ``sdist`` and ``debsrc``, the path prefixes
+    (relative to the package root) of what is unpacked; empty for all. ``extra``: left
+    out of a run unless named (``--repo``)."""
 
     name: str
     lang: str
@@ -53,6 +59,8 @@ class Corpus:
     package: str
     version: str
     keep: tuple[str, ...] = ()
+    extra: bool = False
+    sha256: str = ""
 
     @property
     def key(self) -> str:
@@ -60,6 +68,7 @@ class Corpus:
 
 
 _TS_KEEP = ("src/", "package.json")  # the TypeScript sources
+_MAVEN_KEEP = ("src/main/java/", "src/test/java/")  # a Maven project's code and its tests
 CORPORA: tuple[Corpus, ...] = (
     Corpus("rich", "python", "pypi", "rich", "15.0.0"),
     Corpus("click", "python", "pypi", "click", "8.5.1"),
@@ -88,6 +97,50 @@ CORPORA: tuple[Corpus, ...] = (
     Corpus("rxjs", "typescript", "npm", "rxjs", "7.8.2", _TS_KEEP),
     Corpus("query-core", "typescript", "npm", "@tanstack/query-core", "5.108.4", _TS_KEEP),
     Corpus("immer", "typescript", "npm", "immer", "11.2.13", _TS_KEEP),
+    # Extra corpora, run when named: projects with their test suites, where the windows
+    # find the most near-copies. The Python wheels above ship no tests.
+    *(
+        Corpus(f"{name}-sd", "python", "sdist", package, version, extra=True)
+        for name, package, version in (
+            ("flask", "flask", "3.1.1"),
+            ("requests", "requests", "2.32.3"),
+            ("attrs", "attrs", "26.1.0"),
+            ("click", "click", "8.5.1"),
+            ("jinja2", "jinja2", "3.1.6"),
+            ("marshmallow", "marshmallow", "3.26.1"),
+            ("werkzeug", "werkzeug", "3.1.3"),
+            ("sau", "SQLAlchemy-Utils", "0.41.2"),
+        )
+    ),
+    *(
+        Corpus(name, "java", "debsrc", path, version, _MAVEN_KEEP, True, digest)
+        for name, path, version, digest in (
+            (
+                "commons-lang3",
+                "pool/main/libc/libcommons-lang3-java/libcommons-lang3-java_3.12.0.orig.tar.xz",
+                "3.12.0",
+                "f7c22574707611b63bae19ff17f59e24cdd32e2b0e61a50ec9b1b525fbc909d1",
+            ),
+            (
+                "commons-io",
+                "pool/main/c/commons-io/commons-io_2.11.0.orig.tar.gz",
+                "2.11.0",
+                "5a55361cf2b97228f94b3c65e3a4af784581debe322be551c44b2776db1c6483",
+            ),
+            (
+                "jsoup",
+                "pool/main/j/jsoup/jsoup_1.15.3.orig.tar.xz",
+                "1.15.3",
+                "052511f0be47511f9b2a17d44fc1eccc4b5373e77cc5a3221e34b6af437e1e2e",
+            ),
+            (
+                "jackson-databind",
+                "pool/main/j/jackson-databind/jackson-databind_2.14.0.orig.tar.xz",
+                "2.14.0",
+                "ec086218027c3ecf235fcda042bf04d87b4178ee225f0633f062cd20e64f74a9",
+            ),
+        )
+    ),
 )
 
 
@@ -99,12 +152,13 @@ def cache_dir() -> Path:
 
 
 def corpora_for(langs: Iterable[str], names: Iterable[str] = ()) -> list[Corpus]:
-    """The corpora of the given languages, optionally restricted to ``names``."""
+    """The corpora of the given languages: those named, or without names all but the
+    extra ones."""
     wanted_langs, wanted_names = set(langs), set(names)
     return [
         c
         for c in CORPORA
-        if c.lang in wanted_langs and (not wanted_names or c.name in wanted_names)
+        if c.lang in wanted_langs and (c.name in wanted_names if wanted_names else not c.extra)
     ]
 
 
@@ -240,9 +294,22 @@ def _download_sdist(corpus: Corpus, into: Path) -> Path:
     return archives[0]
 
 
+def _debian_source(corpus: Corpus, into: Path) -> Path:
+    """A Debian source package's upstream archive, checked against its pinned digest."""
+    target = into / corpus.package.rsplit("/", 1)[-1]
+    if not target.exists():
+        with urlopen(DEBIAN_ARCHIVE + corpus.package, timeout=120) as response:
+            data = response.read()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != corpus.sha256:
+            raise RuntimeError(f"{corpus.package}: sha256 {digest}, pinned {corpus.sha256}")
+        target.write_bytes(data)
+    return target
+
+
 def _unpack_tar(archive: Path, dest: Path, keep: tuple[str, ...]) -> None:
     """Unpack the files under ``keep`` (prefixes below the archive's top folder)."""
-    with tarfile.open(archive, mode="r:gz") as tar:
+    with tarfile.open(archive, mode="r:*") as tar:
         members = []
         for member in tar.getmembers():
             rel = member.name.split("/", 1)[1] if "/" in member.name else member.name
@@ -280,6 +347,8 @@ def _fetch_into(corpus: Corpus, downloads: Path, dest: Path) -> None:
         _unpack_tar(_npm_pack(corpus, downloads), dest, corpus.keep)
     elif corpus.source == "sdist":
         _unpack_tar(_download_sdist(corpus, downloads), dest, corpus.keep)
+    elif corpus.source == "debsrc":
+        _unpack_tar(_debian_source(corpus, downloads), dest, corpus.keep)
     else:
         raise ValueError(f"unknown source {corpus.source!r}")
 

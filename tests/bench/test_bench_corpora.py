@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import tarfile
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from bench.corpora import CORPORA, _unpack_tar
+import pytest
+
+from bench import corpora
+from bench.corpora import CORPORA, Corpus, _unpack_tar, corpora_for
 
 
 def _tarball(path: Path, files: dict[str, str]) -> Path:
@@ -40,3 +47,56 @@ def test_every_java_corpus_is_pinned_and_named_once():
     assert {c.name for c in java} >= {"jdk17", "beanshell", "react-native", "jpype"}
     assert len({c.name for c in CORPORA}) == len(CORPORA)
     assert all(c.version for c in CORPORA)
+
+
+def test_extra_corpora_run_only_when_named():
+    default = corpora_for(["python", "java"])
+    assert default and not any(c.extra for c in default)
+    named = corpora_for(["java"], ["jsoup", "jdk17"])
+    assert [c.name for c in named] == ["jdk17", "jsoup"]
+    assert all(c.sha256 for c in CORPORA if c.source == "debsrc")
+
+
+def _serve(root: Path) -> tuple[ThreadingHTTPServer, str]:
+    handler = partial(SimpleHTTPRequestHandler, directory=str(root))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def test_a_debian_source_archive_is_checked_against_its_digest(tmp_path, monkeypatch):
+    served = tmp_path / "archive" / "pool" / "main" / "p"
+    served.mkdir(parents=True)
+    xz = served / "p_1.0.orig.tar.xz"
+    with tarfile.open(xz, "w:xz") as tar:
+        for name, text in {
+            "p-1.0/src/main/java/p/A.java": "class A {}",
+            "p-1.0/src/test/java/p/ATest.java": "class ATest {}",
+            "p-1.0/pom.xml": "<project/>",
+        }.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text.encode()))
+    digest = hashlib.sha256(xz.read_bytes()).hexdigest()
+    server, url = _serve(tmp_path / "archive")
+    monkeypatch.setattr(corpora, "DEBIAN_ARCHIVE", url)
+    try:
+        wrong = Corpus("p", "java", "debsrc", "pool/main/p/p_1.0.orig.tar.xz", "1.0", sha256="0")
+        with pytest.raises(RuntimeError, match="sha256"):
+            corpora._debian_source(wrong, tmp_path)
+        assert not (tmp_path / "p_1.0.orig.tar.xz").exists()
+        right = Corpus(
+            "p",
+            "java",
+            "debsrc",
+            "pool/main/p/p_1.0.orig.tar.xz",
+            "1.0",
+            ("src/main/java/", "src/test/java/"),
+            sha256=digest,
+        )
+        root = corpora.fetch(right, tmp_path / "cache")
+    finally:
+        server.shutdown()
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.java"))
+    assert files == ["src/main/java/p/A.java", "src/test/java/p/ATest.java"]
+    assert not (root / "pom.xml").exists()
