@@ -41,6 +41,8 @@ __all__ = [
     "receiver_types",
     "string_key",
     "subclass_probes",
+    "subject_names",
+    "test_subject_probe",
     "type_probes",
     "usage",
 ]
@@ -52,6 +54,16 @@ ANY_NAME = "*"  # a module-member probe for every top-level name of the module
 _IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
 _MEMBER_AT_CURSOR = re.compile(r"\.\s*\w*$")  # ``item.`` or ``item.na``
 _LINE_COMMENTS = re.compile(r"#.*$|//.*$", re.M)
+_TEST_NAME = re.compile(r"^test(?:_+|(?=[A-Z]))(\w+)$")  # ``test_format_pos``, ``testIsBlank``
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
+SUBJECT_PARTS = 6  # a test name's first parts that subjects are made of
+SUBJECT_RUN = 3  # parts in one subject at most: ``format_progress_line``
+SUBJECT_NAMES = 8  # subjects probed, the longest first
+MIN_SUBJECT_CHARS = 4
+MIN_LONE_SUBJECT_CHARS = 6  # a one-word subject: ``copy`` or ``write`` has overloads galore
+# words that join a test name's subject to its condition (``test_parse_with_empty``):
+# no subject starts or ends with one
+_CONNECTORS = words("with without and or when then should after before returns raises via using")
 _KEY_LITERAL = re.compile(r"([\"'])([A-Za-z_][\w.-]{3,40})\1")
 _BOUND_TO = re.compile(r"^\s*(?::|=(?!=))\s*(.*)")  # what follows ``x =`` or ``x:``
 _CLASS_NAME = re.compile(r"\b([A-Z][A-Za-z0-9_$]*[a-z][A-Za-z0-9_$]*)\b")
@@ -153,6 +165,57 @@ def string_key(ctx: LocalContext, weight: float) -> Query | None:
             pattern = "[\"']" + escape_regex(key) + "[\"']"
             return Query(pattern, "other", False, ctx.lang, key, "usage", weight, 2)
     return None
+
+
+def test_subject_probe(ctx: LocalContext, weight: float) -> Query | None:
+    """Inside a test (``test_progressbar_format_pos``, ``testReadSwappedLong``): the
+    definitions of the functions its name names (``format_pos``, ``readSwappedLong``),
+    the code under test, which the test's lines call through fixtures and helpers that
+    say nothing of it."""
+    test = _TEST_NAME.match(ctx.enclosing_function or "")
+    lang = get_language(ctx.lang)
+    template = lang.definition.get("method") if lang and test else None
+    if template is None:
+        return None
+    skip = lang.keywords if lang else frozenset()
+    names = [n for n in subject_names(test.group(1)) if n not in skip and not is_generic(n)]
+    if not names:
+        return None
+    pattern = template.replace("{name}", _alternation(names[:SUBJECT_NAMES]))
+    identifier = ",".join(names[:SUBJECT_NAMES])
+    return Query(pattern, "method", False, ctx.lang, identifier, "definition", weight, 4)
+
+
+def subject_names(rest: str) -> list[str]:
+    """The function names a test's name holds after ``test``, the longest first: runs of
+    its parts, snake_case joined with ``_`` (``progressbar_format_pos``, ``format_pos``),
+    camelCase from the part before any ``_``, first letter lowered (``readSwappedLong``)."""
+    snake = rest.islower() or not any(c.isalpha() for c in rest)
+    segment = rest if snake else rest.split("_", 1)[0]
+    parts = [p for p in segment.split("_") if p] if snake else _CAMEL_PART.findall(segment)
+    parts = parts[:SUBJECT_PARTS]
+    found: list[str] = []
+    for i, j in _spans(len(parts)):
+        if parts[i].lower() in _CONNECTORS or parts[j - 1].lower() in _CONNECTORS:
+            continue
+        name = "_".join(parts[i:j]) if snake else _camel(parts[i:j])
+        shortest = MIN_SUBJECT_CHARS if j - i > 1 else MIN_LONE_SUBJECT_CHARS
+        if len(name) >= shortest and name.isidentifier() and name not in found:
+            found.append(name)
+    return found
+
+
+def _spans(count: int) -> list[tuple[int, int]]:
+    """The runs ``(i, j)`` of ``count`` parts up to ``SUBJECT_RUN`` long, longest first,
+    leftmost first; one part alone only when it is the only one (``format`` of
+    ``format_pos`` names too much)."""
+    sizes = range(min(count, SUBJECT_RUN), 0 if count == 1 else 1, -1)
+    return [(i, i + size) for size in sizes for i in range(count - size + 1)]
+
+
+def _camel(parts: Sequence[str]) -> str:
+    head = parts[0].lower() if parts[0].isupper() else parts[0][:1].lower() + parts[0][1:]
+    return head + "".join(p[:1].upper() + p[1:] for p in parts[1:])
 
 
 # -- imports -------------------------------------------------------------------------

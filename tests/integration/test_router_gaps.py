@@ -483,3 +483,31 @@ def test_an_imported_name_not_used_yet_shows_its_uses_elsewhere(tmp_path):
     assert uses and re.search(uses[0].pattern, "    parsed_host = parse_host(x)"), describe(res)
     wanted = line_of(repo, "net/routing.py", r"parsed_host = parse_host")
     assert covering(res, "net/routing.py", wanted), describe(res)
+
+
+def test_a_tests_name_leads_to_the_function_under_test(tmp_path):
+    """``progress.`` in ``test_progressbar_format_pos``: the receiver comes from a helper
+    that says nothing of its type, but the test's name names the method; similar code
+    off, so only the test-subject probe finds it."""
+    files = {
+        "term/__init__.py": "",
+        "term/bars.py": "".join(
+            f"class Bar{i}:\n    def format_{name}(self):\n        return {i}\n\n\n"
+            for i, name in enumerate(["eta", "pct", "pos", "line"])
+        ),
+        "tests/test_bars.py": (
+            "from helpers import make_bar\n"
+            "\n"
+            "\n"
+            "def test_progressbar_format_pos(runner):\n"
+            "    with make_bar(3) as progress:\n"
+            "        result = progress.format_pos()\n"
+        ),
+    }
+    repo = _repo(tmp_path / "term", files)
+    at = cursor(repo, "tests/test_bars.py", "result = progress", "progress.")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    wanted = line_of(repo, "term/bars.py", r"def format_pos")
+    assert covering(res, "term/bars.py", wanted), describe(res)
+    assert not covering(res, "term/bars.py", line_of(repo, "term/bars.py", r"def format_eta"))

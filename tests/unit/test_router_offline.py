@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from greprag.context import build_local_context
 from greprag.router import OfflineRouter
 from greprag.router.offline import RouterWeights
+from greprag.router.probes import subject_names
 
 
 def _plan(src: str, lang: str, imported: dict[str, str] | None = None):
@@ -144,3 +146,32 @@ def test_router_probes_uses_of_the_latest_imports_not_used_yet():
     assert not re.search(pattern, "quote_host(h)")
     _, at_member = _plan(src + "name.", "python", imported)  # the member comes next
     assert not any(q.purpose == "usage" and "," in q.identifier for q in at_member.queries)
+
+
+def test_a_tests_name_gives_the_names_under_test():
+    assert subject_names("progressbar_format_pos") == [
+        "progressbar_format_pos",
+        "progressbar_format",
+        "format_pos",
+    ]
+    assert subject_names("ReadSwappedLong") == ["readSwappedLong", "readSwapped", "swappedLong"]
+    assert subject_names("Copy_readerToWriter_IO84") == []  # ``copy``: one short word
+    assert subject_names("validator") == ["validator"]
+    assert "with_empty" not in subject_names("parse_with_empty")  # a condition, not a name
+
+
+def test_router_probes_the_function_a_test_names_without_displacing_a_probe():
+    body = (
+        "def test_progressbar_format_pos(runner):\n"
+        "    with make(3) as progress:\n"
+        "        result = progress."
+    )
+    ctx, plan = _plan(body, "python")
+    subject = [q for q in plan.queries if q.identifier.startswith("progressbar_format_pos,")]
+    assert len(subject) == 1 and subject[0].weight == RouterWeights().test_subject
+    assert re.search(subject[0].pattern, "    def format_pos(self) -> str:")
+    assert not re.search(subject[0].pattern, "    def format(self) -> str:")
+    plain = OfflineRouter().plan(replace(ctx, enclosing_function="progressbar_format_pos"))
+    assert [q for q in plan.queries if q is not subject[0]] == plain.queries
+    _, java = _plan("class T {\n  @Test\n  void testReadSwappedLong() {\n    long v = ", "java")
+    assert any(q.identifier.startswith("readSwappedLong,") for q in java.queries)
