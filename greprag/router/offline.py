@@ -5,7 +5,7 @@ of what kind; the rg command comes from a fixed template per language and kind. 
 ranks identifiers by how close they sit to the cursor (the receiver or callee at the
 cursor first), prefers rare, in-repo names over generic or external ones, and mixes
 definition probes with usage probes and a few wildcard ones (≤ 10 queries, and inside a
-test one more for the function its name names). Every tuned number is a field of
+test up to two more for what its names name). Every tuned number is a field of
 ``RouterWeights``.
 """
 
@@ -27,7 +27,7 @@ from greprag.router.probes import (
     module_aliases,
     string_key,
     subclass_probes,
-    test_subject_probe,
+    test_subject_probes,
     usage,
 )
 
@@ -89,7 +89,7 @@ class RouterWeights:
 
 class OfflineRouter:
     """Plan ≤ ``max_queries`` rg queries from a LocalContext, no model needed (inside a
-    test, one more: ``test_subject_probe``)."""
+    test, up to two more: ``test_subject_probes``)."""
 
     name = "offline"
 
@@ -130,12 +130,10 @@ class OfflineRouter:
         queries.sort(key=lambda q: -q.weight)
         queries = queries[: self.max_queries]
         self._add_must_haves(queries, ctx, imported)
-        subject = test_subject_probe(ctx, w.test_subject)
-        if subject is not None and subject not in queries:
-            # a slot of its own: it often finds nothing, and displacing a probe for it cost
-            # line tasks their gold (docs/benchmarks.md)
-            queries.append(subject)
-            queries.sort(key=lambda q: -q.weight)
+        # slots of their own: they often find nothing, and displacing probes for them cost
+        # line tasks their gold (docs/benchmarks.md)
+        queries += [q for q in test_subject_probes(ctx, w.test_subject) if q not in queries]
+        queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries, router=self.name)
 
     def _add_must_haves(

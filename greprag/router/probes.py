@@ -42,7 +42,7 @@ __all__ = [
     "string_key",
     "subclass_probes",
     "subject_names",
-    "test_subject_probe",
+    "test_subject_probes",
     "type_probes",
     "usage",
 ]
@@ -55,6 +55,7 @@ _IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re
 _MEMBER_AT_CURSOR = re.compile(r"\.\s*\w*$")  # ``item.`` or ``item.na``
 _LINE_COMMENTS = re.compile(r"#.*$|//.*$", re.M)
 _TEST_NAME = re.compile(r"^test(?:_+|(?=[A-Z]))(\w+)$")  # ``test_format_pos``, ``testIsBlank``
+_TEST_CLASS = re.compile(r"^Test_?([A-Z]\w+)$|^([A-Z]\w+?)Tests?$")  # the class under test
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 SUBJECT_PARTS = 6  # a test name's first parts that subjects are made of
 SUBJECT_RUN = 3  # parts in one subject at most: ``format_progress_line``
@@ -167,23 +168,34 @@ def string_key(ctx: LocalContext, weight: float) -> Query | None:
     return None
 
 
-def test_subject_probe(ctx: LocalContext, weight: float) -> Query | None:
+def test_subject_probes(ctx: LocalContext, weight: float) -> list[Query]:
     """Inside a test (``test_progressbar_format_pos``, ``testReadSwappedLong``): the
     definitions of the functions its name names (``format_pos``, ``readSwappedLong``),
-    the code under test, which the test's lines call through fixtures and helpers that
+    and of the class its test class names (``TestProgressBar``, ``ProgressBarTest``):
+    the code under test, which the test's lines reach through fixtures and helpers that
     say nothing of it."""
-    test = _TEST_NAME.match(ctx.enclosing_function or "")
     lang = get_language(ctx.lang)
-    template = lang.definition.get("method") if lang and test else None
-    if template is None:
-        return None
-    skip = lang.keywords if lang else frozenset()
-    names = [n for n in subject_names(test.group(1)) if n not in skip and not is_generic(n)]
-    if not names:
-        return None
-    pattern = template.replace("{name}", _alternation(names[:SUBJECT_NAMES]))
-    identifier = ",".join(names[:SUBJECT_NAMES])
-    return Query(pattern, "method", False, ctx.lang, identifier, "definition", weight, 4)
+    if lang is None:
+        return []
+    probes: list[Query] = []
+    test = _TEST_NAME.match(ctx.enclosing_function or "")
+    template = lang.definition.get("method") if test else None
+    if test and template:
+        skip = lang.keywords
+        names = [n for n in subject_names(test.group(1)) if n not in skip and not is_generic(n)]
+        names = names[:SUBJECT_NAMES]
+        if names:
+            pattern = template.replace("{name}", _alternation(names))
+            identifier = ",".join(names)
+            probes.append(
+                Query(pattern, "method", False, ctx.lang, identifier, "definition", weight, 4)
+            )
+    tested = _TEST_CLASS.match(ctx.enclosing_class or "")
+    if tested:
+        name = tested.group(1) or tested.group(2)
+        if not is_generic(name) and name not in lang.keywords:
+            probes.append(definition(name, "class", ctx.lang, weight))
+    return probes
 
 
 def subject_names(rest: str) -> list[str]:

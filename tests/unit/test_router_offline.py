@@ -175,3 +175,18 @@ def test_router_probes_the_function_a_test_names_without_displacing_a_probe():
     assert [q for q in plan.queries if q is not subject[0]] == plain.queries
     _, java = _plan("class T {\n  @Test\n  void testReadSwappedLong() {\n    long v = ", "java")
     assert any(q.identifier.startswith("readSwappedLong,") for q in java.queries)
+
+
+def test_router_probes_the_class_a_test_class_names():
+    python = "class TestProgressBar:\n    def test_render(self):\n        bar = make()\n        "
+    _, plan = _plan(python, "python")
+    subject = [q for q in plan.queries if q.identifier == "ProgressBar"]
+    assert [(q.kind, q.purpose, q.weight) for q in subject] == [
+        ("class", "definition", RouterWeights().test_subject)
+    ]
+    assert re.search(subject[0].pattern, "class ProgressBar(t.Generic[V]):")
+    java = "class StringUtilsTest {\n  @Test\n  void blanks() {\n    int n = "
+    _, plan = _plan(java, "java")
+    assert any(q.identifier == "StringUtils" and q.kind == "class" for q in plan.queries)
+    ctx, tester = _plan("class Tester:\n    def run(self):\n        x = 1\n        ", "python")
+    assert tester.queries == OfflineRouter().plan(replace(ctx, enclosing_class="Runner")).queries
