@@ -89,6 +89,10 @@ def assemble(
             ranges = merge_ranges(candidates, gap=s.merge_gap)
             for item in ranges:  # merge_ranges made these: set in place, no copies
                 item.usage_only = _usage_only(item, plan)
+                item.type_hop = any(
+                    0 <= i < len(plan.queries) and plan.queries[i].purpose == "second hop"
+                    for i in item.queries
+                )
             return _admitted(ranges, current)
 
         expansion = BlockExpansion(

@@ -32,6 +32,7 @@ class MergedRange:
     members: int = 1
     outline_only: bool = False
     usage_only: bool = False  # only usage probes hit it: its calls matter, not its body
+    type_hop: bool = False  # a type the receiver at the cursor has: its members are wanted
 
 
 def take_pool(ranked: list[Candidate], share: float, minimum: int = 8) -> list[Candidate]:
@@ -199,6 +200,7 @@ class BlockExpansion:
                 item.queries |= other.queries
                 item.members += other.members
                 item.usage_only = item.usage_only and other.usage_only
+                item.type_hop = item.type_hop or other.type_hop
                 self._absorbed.add(id(other))
             else:
                 keep.append(other)

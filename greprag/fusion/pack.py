@@ -9,9 +9,11 @@ budget holds to the token.
 Definitions come first: once ``compact_after`` tokens are used, a block the probes found
 goes in only in a compact form (at most ``compact_tokens``: its outline or signature and
 matched lines), since a definition that far down the ranking is less likely the one
-needed, and its signature is what names it. Similar code (``SIMILAR_ROUTE``) keeps its
-body, which is what a completion copies, up to ``similar_share`` of the budget; past
-that, it waits until everything else had its turn.
+needed, and its signature is what names it. A type the receiver at the cursor has (a
+second hop, ``MergedRange.type_hop``) still shows its member signatures: ``x.`` needs
+them. Similar code (``SIMILAR_ROUTE``) keeps its body, which is what a completion
+copies, up to ``similar_share`` of the budget; past that, it waits until everything
+else had its turn.
 """
 
 from __future__ import annotations
@@ -333,7 +335,8 @@ def pack(
             limit = min(limit, max_usage_tokens)
         similar = item.route == SIMILAR_ROUTE
         late = compact_after is not None and packer.used >= compact_after
-        result = packer.block(item, limit, compact_tokens if late and not similar else None)
+        compact = late and not similar and not item.type_hop
+        result = packer.block(item, limit, compact_tokens if compact else None)
         if isinstance(result, Drop):
             packer.dropped.append(result)
         elif result is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from greprag.fusion.dedup import MergedRange
 from greprag.fusion.pack import pack
 
@@ -64,6 +66,17 @@ def test_a_needed_class_over_the_cap_shows_its_member_signatures_not_a_stub():
     assert block.outline and 512 < block.tokens <= 1024
     assert "def style_method_0(self, color: str, bold: bool = False)" in block.text
     assert "def style_method_29(" in block.text and "compute_style_value" not in block.text
+
+
+def test_the_receivers_type_past_the_first_share_still_shows_its_member_signatures():
+    lines = {"style.py": BIG_CLASS}.__getitem__
+    found = MergedRange("style.py", 1, len(BIG_CLASS), 1.0, "grep", match_lines={2})
+    stub = pack([found], lines, budget=4096, max_block_tokens=512, compact_after=0).blocks[0]
+    assert stub.tokens <= 120 and "def style_method_29(" not in stub.text
+    hop = replace(found, type_hop=True)  # a second hop: the class ``x.`` at the cursor has
+    shown = pack([hop], lines, budget=4096, max_block_tokens=512, compact_after=0).blocks[0]
+    assert shown.outline and "def style_method_29(" in shown.text
+    assert "compute_style_value" not in shown.text
 
 
 def test_signatures_only_keeps_one_line_per_member():
