@@ -77,6 +77,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    try:
+        return _command(args)
+    except (RuntimeError, OSError) as exc:  # a download or unpack that failed: one line
+        print(f"bench: {exc}", file=sys.stderr)
+        return 1
+
+
+def _command(args: argparse.Namespace) -> int:
     if args.command == "docs":
         from bench.docs_eval import main as docs_main
 

@@ -100,3 +100,18 @@ def test_a_debian_source_archive_is_checked_against_its_digest(tmp_path, monkeyp
     files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.java"))
     assert files == ["src/main/java/p/A.java", "src/test/java/p/ATest.java"]
     assert not (root / "pom.xml").exists()
+
+
+def test_a_download_that_fails_is_one_line_and_exit_1(tmp_path, monkeypatch, capsys):
+    from bench.cli import main
+
+    server, url = _serve(tmp_path / "empty")  # serves nothing: every archive is a 404
+    monkeypatch.setattr(corpora, "DEBIAN_ARCHIVE", url)
+    monkeypatch.setenv(corpora.CACHE_ENV, str(tmp_path / "cache"))
+    try:
+        code = main(["fetch", "--lang", "java", "--repo", "jsoup"])
+    finally:
+        server.shutdown()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    assert err[-1].startswith("bench: ") and "404" in err[-1]
