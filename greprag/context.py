@@ -77,6 +77,9 @@ _BRACE_CLASS = re.compile(r"\b(?:class|interface|enum|record|struct|trait|impl)\
 _BRACE_FUNC = re.compile(r"(\w+)\s*(?:<[^>]*>)?\s*\(([^)]*)\)?[^;{]*$")
 _PY_ANNOT = re.compile(r"(?:self\.)?(\w+)\s*:\s*([A-Za-z_][\w.]*(?:\[[^\]=]*\])?)")
 _PY_ASSIGN = re.compile(r"^\s*(self\.)?(\w+)\s*(?::[^=]+)?=\s*([A-Za-z_][\w.]*)\s*\(")
+# ``with make_bar(3) as bar:`` binds bar to what the call returns (its __enter__ mostly
+# returns itself; a @contextmanager yields it), each item of a multi-item ``with`` alike
+_PY_WITH_ITEM = re.compile(r"([A-Za-z_][\w.]*)\s*\((?:[^()]|\([^()]*\))*\)\s+as\s+(\w+)\b")
 _GO_ASSIGN = re.compile(r"\b(\w+)\s*:?=\s*&?([A-Z]\w*)\s*[{(]|\b(\w+)\s*:=\s*(?:\w+\.)?New(\w+)\(")
 # typed declarations and ``x = new T``, never matching across a line: run over a whole
 # text, they find what they find line by line, in the same order. The type's first letter
@@ -276,6 +279,10 @@ def _bindings(lines: Sequence[str], ctx: LocalContext) -> None:
             if "=" in line and "(" in line and (m := _PY_ASSIGN.match(line)):
                 ctx.assignments[m.group(2)] = m.group(3)
             stripped = line.strip()
+            if stripped.startswith(("with ", "async with ")) and " as " in stripped:
+                ctx.assignments.update(
+                    (name, callee) for callee, name in _PY_WITH_ITEM.findall(line)
+                )
             if stripped.startswith(("def ", "async def ")) or ":" in stripped:
                 for name, annotation in _PY_ANNOT.findall(stripped):
                     if name not in ("def", "class", "lambda", "return", "else", "try"):

@@ -355,10 +355,20 @@ FACTORY = {
 }
 
 
-def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_path):
-    """``es = http.parse_etags(...)``: the factory's return annotation names the class,
-    re-exported by a package aliased at import; similar code off."""
-    repo = _repo(tmp_path / "tags", FACTORY)
+@pytest.mark.parametrize(
+    "binding",
+    ["    es = http.parse_etags('\"foo\"')\n", "    with http.parse_etags('\"foo\"') as es:\n"],
+    ids=["assigned", "with-as"],
+)
+def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_path, binding):
+    """``es = http.parse_etags(...)`` or ``with http.parse_etags(...) as es:``: the
+    factory's return annotation names the class, re-exported by a package aliased at
+    import; similar code off."""
+    test = FACTORY["tests/test_tags.py"].replace(
+        '    es = http.parse_etags(\'"foo", W/"baz"\')\n', binding
+    )
+    assert test != FACTORY["tests/test_tags.py"]
+    repo = _repo(tmp_path / "tags", {**FACTORY, "tests/test_tags.py": test})
     at = cursor(repo, "tests/test_tags.py", "es.contains", "es.")
     res = Retriever(repo, similar=False).retrieve(**at.kwargs())
     check_invariants(repo, res, at.file, 4096, at.line)

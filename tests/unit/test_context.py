@@ -84,3 +84,15 @@ def test_a_generic_class_declares_type_parameters_that_are_no_bases() -> None:
     ctx = build_local_context(before, lang="java")
     assert ctx.enclosing_class == "ReferencePipeline"
     assert ctx.class_bases == ["Comparable", "AbstractPipeline", "Stream"]
+
+
+def test_a_python_with_item_binds_its_name_to_the_call():
+    before = (
+        "def t():\n"
+        "    with make_bar(3, key=f(1)) as bar, open(p) as fh:\n"
+        "        async with self.client.stream('GET') as resp:\n"
+        "            with lock:\n"
+        "                "
+    )
+    ctx = build_local_context(before, lang="python")
+    assert ctx.assignments == {"bar": "make_bar", "fh": "open", "resp": "self.client.stream"}
