@@ -51,6 +51,7 @@ from greprag.router.names import external_names
 from greprag.router.probes import ANY_NAME, binding_probes, receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 from greprag.routes.bases import ClassSite, RepoFiles, inherited_bases, site_probe
+from greprag.routes.members import classes_of_members
 from greprag.routes.returns import returned_classes
 
 # purposes of queries built from GrepRAG's own templates (identifiers escaped), matched
@@ -306,13 +307,16 @@ class GrepRoute:
     def _located(self, request: RouteRequest, hits: RouteHits) -> RouteHits:
         """On a member access, classes whose files the imports give away, so that they
         join without a search: the class the receiver's factory returns
-        (``routes.returns``), then the in-repo bases of the classes found so far, where
+        (``routes.returns``) and the classes defining the methods the code calls on the
+        receiver (``routes.members``), then the in-repo bases of the classes found so far, where
         an inherited member is defined (``routes.bases``). Their probes, limited to
         those files, stand in the plan for what was found."""
         ctx, plan, files = request.ctx, request.plan, request.files
         where = RepoFiles(self.repo, self.file_set(ctx.lang, list_now=False))
         returned = returned_classes(ctx, plan, hits.candidates, files.get, where)
-        hits = self._join(request, hits, returned, SECOND_HOP_WEIGHT)
+        seen_with = classes_of_members(ctx, plan, hits.candidates, files.get)
+        typed = returned + [s for s in seen_with if s not in returned]
+        hits = self._join(request, hits, typed, SECOND_HOP_WEIGHT)
         bases = inherited_bases(ctx, plan, hits.candidates, files.get, where)
         return self._join(request, hits, bases, BASE_WEIGHT)
 

@@ -521,3 +521,42 @@ def test_a_tests_name_leads_to_the_function_under_test(tmp_path):
     wanted = line_of(repo, "term/bars.py", r"def format_pos")
     assert covering(res, "term/bars.py", wanted), describe(res)
     assert not covering(res, "term/bars.py", line_of(repo, "term/bars.py", r"def format_eta"))
+
+
+SEEN_WITH = {
+    "cache/__init__.py": "",
+    "cache/buckets.py": (
+        "class Bucket:\n"
+        "    def reset(self):\n"
+        "        self.code = None\n"
+        "\n"
+        "\n"
+        "class BytecodeCache:\n"
+        "    def fetch_bucket(self, name):\n"
+        "        return Bucket()\n"
+        "\n"
+        "    def store_bucket(self, bucket):\n"
+        "        raise NotImplementedError()\n"
+    ),
+    "cache/loader.py": (
+        "def load(environment, name):\n"
+        "    bcc = environment.bytecode_cache\n"
+        "    bucket = bcc.fetch_bucket(name)\n"
+        "    if bucket.code is None:\n"
+        "        bcc.store_bucket(bucket)\n"
+    ),
+}
+
+
+def test_a_receiver_of_unnamed_type_reaches_the_class_of_the_methods_called_on_it(tmp_path):
+    """``bcc.`` with ``bcc = environment.bytecode_cache``: nothing names its type, but
+    ``bcc.fetch_bucket(...)`` above is defined in one class, whose other members show;
+    similar code off."""
+    repo = _repo(tmp_path / "cache", SEEN_WITH)
+    at = cursor(repo, "cache/loader.py", "bcc.store", "bcc.")
+    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    hop = [q for q in res.queries if q.purpose == "second hop"]
+    assert [(q.identifier, q.paths) for q in hop] == [("BytecodeCache", ("cache/buckets.py",))]
+    wanted = line_of(repo, "cache/buckets.py", r"def store_bucket")
+    assert covering(res, "cache/buckets.py", wanted), describe(res)
