@@ -27,7 +27,7 @@ FILES["b.py"] = "\n".join(FILES["b.py"]).split("\n")
 
 def _hit(path: str, line: int, query: int) -> Candidate:
     text = FILES[path][line - 1]
-    return Candidate(path, line, line, text, "grep", match_lines=(line,), queries={query})
+    return Candidate(path, line, line, text, "grep", match_lines=(line,), queries=(query,))
 
 
 def _plan(*names: str) -> QueryPlan:
