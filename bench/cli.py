@@ -7,11 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from bench.corpora import corpora_for, fetch
+from bench.corpora import CORPORA, corpora_for, fetch
 from bench.systems import DEFAULT_SYSTEMS, SYSTEMS
 from bench.tasks import IMPLICIT_SUBSET_LIMIT, SUBSETS, subset_tasks
 
 LANGS = ("python", "java", "typescript")
+
+
+EXTRA_NAMES = [c.name for c in CORPORA if c.extra]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
             "--repo",
             action="append",
             default=[],
-            help="only this corpus (repeatable), e.g. rich, jdk17",
+            help="only this corpus (repeatable), e.g. rich, jdk17; the extra corpora, "
+            f"with test suites, run only when named: {', '.join(EXTRA_NAMES)}",
         )
         if name == "fetch":
             continue
