@@ -10,17 +10,18 @@ class's header line as found, as for a second hop, without a search (``routes.ba
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from greprag.context import LocalContext, member_receiver
 from greprag.models import Candidate, QueryPlan
 from greprag.routes.bases import ClassSite, LinesOf
+from greprag.syntax.scan import enclosing_class
 
 __all__ = ["classes_of_members"]
 
 MAX_CLASSES = 2  # classes taken for the receiver; a member defined in more says nothing
-MAX_SCAN = 4000  # lines read up from a method for the class that holds it
-_DEF = re.compile(r"^(\s+)(?:async\s+)?def\s+(\w+)\s*\(")
+_DEF = re.compile(r"^\s+(?:async\s+)?def\s+(\w+)\s*\(")
 _CLASS = re.compile(r"^\s*class\s+(\w+)\b")
 
 
@@ -49,29 +50,14 @@ def classes_of_members(
         lines = lines_of(cand.path)
         for number in cand.match_lines:
             method = _DEF.match(lines[number - 1]) if number <= len(lines) else None
-            if method is None or method.group(2) not in used:
+            if method is None or method.group(1) not in used:
                 continue
-            site = _enclosing_class(cand.path, lines, number, len(method.group(1)))
-            if site is not None:
-                holders.setdefault(method.group(2), {})[site] = None
-    telling = [sites for sites in holders.values() if len(sites) <= MAX_CLASSES]
-    counts: dict[ClassSite, int] = {}
-    for sites in telling:
-        for site in sites:
-            counts[site] = counts.get(site, 0) + 1
-    ranked = sorted(counts, key=lambda s: -counts[s])  # stable: first found first on ties
-    return ranked[:MAX_CLASSES]
-
-
-def _enclosing_class(path: str, lines: Sequence[str], number: int, indent: int) -> ClassSite | None:
-    """The class whose body holds the def at line ``number`` (indented ``indent``): the
-    first line above it indented less, when that line is a class header."""
-    for above in range(number - 2, max(-1, number - 2 - MAX_SCAN), -1):
-        text = lines[above]
-        stripped = text.lstrip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if len(text) - len(stripped) < indent:
-            header = _CLASS.match(text)
-            return ClassSite(header.group(1), path, above + 1) if header else None
-    return None
+            head = enclosing_class(lines, number)
+            header = _CLASS.match(lines[head - 1]) if head else None
+            if header:
+                site = ClassSite(header.group(1), cand.path, head)
+                holders.setdefault(method.group(1), {})[site] = None
+    counts = Counter(
+        site for sites in holders.values() if len(sites) <= MAX_CLASSES for site in sites
+    )
+    return [site for site, _ in counts.most_common(MAX_CLASSES)]  # ties: first found first

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from greprag.files import LinesMemo
 
-__all__ = ["LocalExpander", "class_end", "class_skeleton"]
+__all__ = ["LocalExpander", "class_end", "class_skeleton", "enclosing_class"]
 
 _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _PY_CLASS = re.compile(r"\s*class\b")
@@ -734,6 +734,15 @@ def written_until(lines: Sequence[str], lang: str | None, line: int) -> int | No
 _SCANNED_LANGUAGES = frozenset(
     {"python", "java", "javascript", "typescript", "go", "rust", "csharp"}
 )
+
+
+def enclosing_class(lines: Sequence[str], line: int) -> int | None:
+    """1-based header line of the class whose body holds the Python definition on line
+    ``line`` (its method, however deep in ``if`` blocks); None for a module-level or a
+    nested function."""
+    scan = python_scan(lines)
+    head = _enclosing_header(scan, line - 1, scan.code_indents[line - 1])
+    return head + 1 if head >= 0 and _PY_CLASS.match(lines[head]) else None
 
 
 def _py_function_end(scan: _PyScan, first: int) -> int | None:
