@@ -22,7 +22,7 @@ from greprag.syntax import (
     outline,
 )
 from greprag.syntax.members import class_analysis
-from greprag.syntax.scan import LocalExpander, class_skeleton
+from greprag.syntax.scan import LocalExpander, class_skeleton, enclosing_class
 
 PYTHON = '''\
 import os
@@ -962,3 +962,23 @@ def test_each_brace_line_knows_the_line_that_opens_the_block_around_it():
             n -= 1
         walked.append(n)
     assert list(_openers(scan)) == walked == [-1, 0, 1, 2, 2, 2, 2, 1, 1, 0, 0]
+
+
+def test_the_class_enclosing_a_method_is_found_past_blocks_and_strings():
+    lines = [
+        "class Cache:",  # 1
+        '    """Keeps',  # 2
+        "values.",  # 3: a docstring's body at the margin
+        '    """',  # 4
+        "    if sys.version_info >= (3, 11):",  # 5
+        "        def fetch(self, key):",  # 6
+        "            def inner():",  # 7
+        "                return key",  # 8
+        "            return inner",  # 9
+        "",
+        "def fetch_all(keys):",  # 11
+        "    return keys",
+    ]
+    assert enclosing_class(lines, 6) == 1
+    assert enclosing_class(lines, 7) is None  # a nested function belongs to no class
+    assert enclosing_class(lines, 11) is None
