@@ -284,16 +284,6 @@ def _npm_pack(corpus: Corpus, into: Path) -> Path:
     return tarballs[0]
 
 
-def _download_sdist(corpus: Corpus, into: Path) -> Path:
-    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
-    argv += ["--disable-pip-version-check", "-q", "-d", str(into)]
-    proc = _run([*argv, f"{corpus.package}=={corpus.version}"])
-    archives = sorted(into.glob("*.tar.gz"))
-    if proc.returncode != 0 or not archives:
-        raise RuntimeError(f"pip download {corpus.package} sdist: {proc.stderr.strip()[-500:]}")
-    return archives[0]
-
-
 def _debian_source(corpus: Corpus, into: Path) -> Path:
     """A Debian source package's upstream archive, checked against its pinned digest."""
     target = into / corpus.package.rsplit("/", 1)[-1]
@@ -346,7 +336,7 @@ def _fetch_into(corpus: Corpus, downloads: Path, dest: Path) -> None:
     elif corpus.source == "npm":
         _unpack_tar(_npm_pack(corpus, downloads), dest, corpus.keep)
     elif corpus.source == "sdist":
-        _unpack_tar(_download_sdist(corpus, downloads), dest, corpus.keep)
+        _unpack_tar(_download_pypi(corpus, downloads, sdist=True), dest, corpus.keep)
     elif corpus.source == "debsrc":
         _unpack_tar(_debian_source(corpus, downloads), dest, corpus.keep)
     else:
