@@ -15,6 +15,15 @@ from greprag import Retriever
 from tests.conftest import check_invariants, covering, cursor, describe, line_of
 
 
+def _retrieved(repo: Path, file: str, line_contains: str, prefix: str, **settings):
+    """The retrieval at the cursor just after ``prefix`` on the first line of ``file``
+    holding ``line_contains``, under ``settings``, its invariants checked."""
+    at = cursor(repo, file, line_contains, prefix)
+    res = Retriever(repo, **settings).retrieve(**at.kwargs())
+    check_invariants(repo, res, at.file, 4096, at.line)
+    return res
+
+
 def _repo(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -71,9 +80,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_traced_open_call_is_probed_even_with_a_local_method_of_its_name(repo):
-    at = cursor(repo, "view.py", "placed = arrange(", "gap=len(more)")
-    res = Retriever(repo).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "view.py", "placed = arrange(", "gap=len(more)")
     probes = [q for q in res.queries if q.identifier == "arrange" and q.purpose == "definition"]
     assert probes, [q.identifier for q in res.queries]
     grid = line_of(repo, "layout/grid.py", r"def arrange")
@@ -91,8 +98,7 @@ def test_the_traced_call_survives_a_full_plan_in_the_file_its_import_names(repo)
 
 
 def test_self_reaches_the_imported_base_and_its_members(repo):
-    at = cursor(repo, "shapes/square.py", "return self.area_of", "return self.area_")
-    res = Retriever(repo).retrieve(**at.kwargs())
+    res = _retrieved(repo, "shapes/square.py", "return self.area_of", "return self.area_")
     member = [q for q in res.queries if q.paths == ("shapes/base.py",)]
     assert member and member[0].identifier == "area_", [q.to_dict() for q in res.queries]
     assert any(q.identifier == "Shape" for q in res.queries)
@@ -136,9 +142,7 @@ JAVA = {
 
 def test_this_in_a_subclass_reaches_the_base_in_the_same_package(tmp_path):
     repo = _repo(tmp_path / "zoo", JAVA)
-    at = cursor(repo, "src/zoo/Cat.java", "return this.", "return this.")
-    res = Retriever(repo).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "src/zoo/Cat.java", "return this.", "return this.")
     base = line_of(repo, "src/zoo/Animal.java", r"class Animal")
     blocks = [b for b in res.blocks if b.path == "src/zoo/Animal.java"]
     assert blocks and blocks[0].start_line <= base <= blocks[0].end_line, describe(res)
@@ -171,9 +175,7 @@ def test_a_module_at_the_cursor_shows_its_own_names_past_a_long_class(tmp_path):
     """The module probe matches top-level definitions only: 40 methods of a class above do
     not use up rg's matches per file before the module's functions."""
     repo = _repo(tmp_path / "kit", MODULE)
-    at = cursor(repo, "kit/schema.py", "return typing_extra.", "return typing_extra.")
-    res = Retriever(repo).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "kit/schema.py", "return typing_extra.", "return typing_extra.")
     assert any(q.paths == ("kit/typing_extra.py",) for q in res.queries), describe(res)
     assert "def eval_type(value, globalns=None):" in res.context, describe(res)
 
@@ -204,9 +206,9 @@ def test_self_reaches_the_members_of_its_own_class_below_the_cursor(tmp_path, re
     past 40 methods above, which would use up rg's usual matches per file, and past the
     30 lines next door."""
     repo = _repo(tmp_path / "jobs", _own(receiver))
-    at = cursor(repo, "jobs/runner.py", f"        {receiver}.", f"        {receiver}.")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())  # the probe's doing alone
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(
+        repo, "jobs/runner.py", f"        {receiver}.", f"        {receiver}.", similar=False
+    )  # the probe's doing alone
     own = [q for q in res.queries if q.paths == ("jobs/runner.py",)]
     assert own and own[0].purpose == "wildcard", [q.to_dict() for q in res.queries]
     assert "def finish_up(self, code, *, quiet=False):" in res.context, describe(res)
@@ -231,9 +233,9 @@ def test_a_flooded_probe_keeps_the_definition_below_the_cursor_in_its_own_file(t
     """``must_`` is defined in 51 files, past the flood limit (40): the probe keeps only
     files other probes hit, and always the cursor's own, below the cursor."""
     repo = _repo(tmp_path / "pkg", FLOOD)
-    at = cursor(repo, "pkg/checks.py", "return must_", "return must_")
-    res = Retriever(repo, similar=False, flood_files=40).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(
+        repo, "pkg/checks.py", "return must_", "return must_", similar=False, flood_files=40
+    )
     assert "def must_be(kind, option, obj):" in res.context, describe(res)
 
 
@@ -291,15 +293,11 @@ def test_a_member_access_reaches_the_base_of_the_base_of_its_class(tmp_path):
     """``blue.`` on a Blueprint: the member is inherited from the base of its base,
     named there by an import alias; similar code off, so only the bases' probe finds it."""
     repo = _repo(tmp_path / "web", HIERARCHY)
-    at = cursor(repo, "tests/test_handlers.py", "blue.register", "blue.")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "tests/test_handlers.py", "blue.register", "blue.", similar=False)
     hop = [q for q in res.queries if q.purpose == "second hop"]
     assert [(q.identifier, q.paths) for q in hop] == [("Scaffold", ("web/scaffold.py",))]
     wanted = line_of(repo, "web/scaffold.py", r"def register_error_handler")
-    assert any(
-        b.path == "web/scaffold.py" and b.start_line <= wanted <= b.end_line for b in res.blocks
-    ), describe(res)
+    assert covering(res, "web/scaffold.py", wanted), describe(res)
 
 
 def test_a_java_member_access_reaches_the_base_in_the_same_package(tmp_path):
@@ -317,14 +315,11 @@ def test_a_java_member_access_reaches_the_base_in_the_same_package(tmp_path):
         ),
     }
     repo = _repo(tmp_path / "zoo", files)
-    at = cursor(repo, "src/zoo/Keeper.java", "cat.greet", "cat.")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    res = _retrieved(repo, "src/zoo/Keeper.java", "cat.greet", "cat.", similar=False)
     hop = [q for q in res.queries if q.purpose == "second hop"]
     assert [(q.identifier, q.paths) for q in hop] == [("Animal", ("src/zoo/Animal.java",))]
     wanted = line_of(repo, "src/zoo/Animal.java", r"greetVisitor")
-    assert any(
-        b.path == "src/zoo/Animal.java" and b.start_line <= wanted <= b.end_line for b in res.blocks
-    ), describe(res)
+    assert covering(res, "src/zoo/Animal.java", wanted), describe(res)
 
 
 FACTORY = {
@@ -369,17 +364,12 @@ def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_pat
     )
     assert test != FACTORY["tests/test_tags.py"]
     repo = _repo(tmp_path / "tags", {**FACTORY, "tests/test_tags.py": test})
-    at = cursor(repo, "tests/test_tags.py", "es.contains", "es.")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "tests/test_tags.py", "es.contains", "es.", similar=False)
     assert any(q.identifier == "parse_etags" and q.kind == "method" for q in res.queries)
     hop = [q for q in res.queries if q.purpose == "second hop"]
     assert [(q.identifier, q.paths) for q in hop] == [("ETags", ("tags/structures/etag.py",))]
     wanted = line_of(repo, "tags/structures/etag.py", r"def contains_weak")
-    assert any(
-        b.path == "tags/structures/etag.py" and b.start_line <= wanted <= b.end_line
-        for b in res.blocks
-    ), describe(res)
+    assert covering(res, "tags/structures/etag.py", wanted), describe(res)
 
 
 GRANDPARENT = {
@@ -406,15 +396,11 @@ GRANDPARENT = {
 
 def test_self_reaches_the_base_of_its_base(tmp_path):
     repo = _repo(tmp_path / "kit", GRANDPARENT)
-    at = cursor(repo, "kit/leaf.py", "self.describe", "self.")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "kit/leaf.py", "self.describe", "self.", similar=False)
     hop = [q for q in res.queries if q.purpose == "second hop"]
     assert [(q.identifier, q.paths) for q in hop] == [("Core", ("kit/core.py",))]
     wanted = line_of(repo, "kit/core.py", r"def describe_everything")
-    assert any(
-        b.path == "kit/core.py" and b.start_line <= wanted <= b.end_line for b in res.blocks
-    ), describe(res)
+    assert covering(res, "kit/core.py", wanted), describe(res)
 
 
 def test_a_base_imported_under_its_subclass_name_is_found_where_the_import_points(tmp_path):
@@ -445,8 +431,7 @@ def test_a_base_imported_under_its_subclass_name_is_found_where_the_import_point
         ),
     }
     repo = _repo(tmp_path / "orm", files)
-    at = cursor(repo, "app/views.py", "item.save", "item.")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
+    res = _retrieved(repo, "app/views.py", "item.save", "item.", similar=False)
     hop = [(q.identifier, q.paths) for q in res.queries if q.purpose == "second hop"]
     assert hop == [("Model", ("app/models.py",)), ("Model", ("orm/base.py",))], describe(res)
 
@@ -486,9 +471,7 @@ def test_an_imported_name_not_used_yet_shows_its_uses_elsewhere(tmp_path):
     """``parse_host`` is imported and not used yet: its next use is likely the line being
     written, and other files' uses of it show how it is called (``parsed_host = ...``)."""
     repo = _repo(tmp_path / "net", FIRST_USE)
-    at = cursor(repo, "net/url.py", "    return host_header", "    ")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "net/url.py", "    return host_header", "    ", similar=False)
     uses = [q for q in res.queries if q.purpose == "usage" and q.identifier == "parse_host"]
     assert uses and re.search(uses[0].pattern, "    parsed_host = parse_host(x)"), describe(res)
     wanted = line_of(repo, "net/routing.py", r"parsed_host = parse_host")
@@ -515,9 +498,7 @@ def test_a_tests_name_leads_to_the_function_under_test(tmp_path):
         ),
     }
     repo = _repo(tmp_path / "term", files)
-    at = cursor(repo, "tests/test_bars.py", "result = progress", "progress.")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "tests/test_bars.py", "result = progress", "progress.", similar=False)
     wanted = line_of(repo, "term/bars.py", r"def format_pos")
     assert covering(res, "term/bars.py", wanted), describe(res)
     assert not covering(res, "term/bars.py", line_of(repo, "term/bars.py", r"def format_eta"))
@@ -553,9 +534,7 @@ def test_a_receiver_of_unnamed_type_reaches_the_class_of_the_methods_called_on_i
     ``bcc.fetch_bucket(...)`` above is defined in one class, whose other members show;
     similar code off."""
     repo = _repo(tmp_path / "cache", SEEN_WITH)
-    at = cursor(repo, "cache/loader.py", "bcc.store", "bcc.")
-    res = Retriever(repo, similar=False).retrieve(**at.kwargs())
-    check_invariants(repo, res, at.file, 4096, at.line)
+    res = _retrieved(repo, "cache/loader.py", "bcc.store", "bcc.", similar=False)
     hop = [q for q in res.queries if q.purpose == "second hop"]
     assert [(q.identifier, q.paths) for q in hop] == [("BytecodeCache", ("cache/buckets.py",))]
     wanted = line_of(repo, "cache/buckets.py", r"def store_bucket")
