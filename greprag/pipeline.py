@@ -122,8 +122,9 @@ class Retriever:
         if self.settings.router == "llm":
             from greprag.router.llm import LLMRouter
 
-            try:
-                return LLMRouter.from_settings(self.settings).plan(ctx, imported)
+            try:  # the model's queries, and the probes the offline router never goes without
+                plan = LLMRouter.from_settings(self.settings).plan(ctx, imported)
+                return self.offline.complete(plan, ctx, imported)
             except RouterError as exc:
                 plan = self.offline.plan(ctx, imported)
                 plan.fallbacks.append(f"llm router failed, used offline router: {exc.reason}")

@@ -129,17 +129,33 @@ class OfflineRouter:
                 queries.append(literal)
         queries.sort(key=lambda q: -q.weight)
         queries = queries[: self.max_queries]
-        self._add_must_haves(queries, ctx, imported)
+        for query in self._must_haves(queries, ctx, imported):  # each displaces the weakest
+            if len(queries) >= self.max_queries:
+                queries.remove(min(queries, key=lambda q: q.weight))
+            queries.append(query)
         # slots of their own: they often find nothing, and displacing probes for them cost
         # line tasks their gold (docs/benchmarks.md)
         queries += [q for q in test_subject_probes(ctx, w.test_subject) if q not in queries]
         queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries, router=self.name)
 
-    def _add_must_haves(
+    def complete(
+        self, plan: QueryPlan, ctx: LocalContext, imported: dict[str, str] | None = None
+    ) -> QueryPlan:
+        """``plan`` (another router's, a model's) with the probes this router never plans
+        without, after its own queries: the router gaps stay closed whoever plans. A
+        model ranks its queries by order, not weight, so none of them is displaced."""
+        queries = list(plan.queries)
+        queries += self._must_haves(queries, ctx, imported or {})
+        queries += [
+            q for q in test_subject_probes(ctx, self.weights.test_subject) if q not in queries
+        ]
+        return replace(plan, queries=queries)
+
+    def _must_haves(
         self, queries: list[Query], ctx: LocalContext, imported: dict[str, str]
-    ) -> None:
-        """Probes no plan goes without, each displacing the weakest: the definition of an
+    ) -> list[Query]:
+        """The probes no plan goes without that ``queries`` lack: the definition of an
         open call whose import is traced (in the file it comes from), and on ``self.`` the
         member in the files of the bases the class imports."""
         must: list[Query] = []
@@ -155,13 +171,7 @@ class OfflineRouter:
         member = self_member(ctx)
         if member is not None:
             must += base_member_probes(ctx, imported, member, self.weights.base_member)
-        for query in must:
-            if query in queries:
-                continue
-            if len(queries) >= self.max_queries:
-                queries.remove(min(queries, key=lambda q: q.weight))
-            queries.append(query)
-        queries.sort(key=lambda q: -q.weight)
+        return [q for q in dict.fromkeys(must) if q not in queries]
 
     def _add_definitions(
         self, queries: list[Query], names: list[Name], lang: str | None, top: float

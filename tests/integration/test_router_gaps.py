@@ -5,6 +5,7 @@ the cursor's own file below the cursor, which the prompt does not show."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from greprag import Retriever
 from tests.conftest import check_invariants, covering, cursor, describe, line_of
+from tests.stubs.openai_stub import OpenAIStub
 
 
 def _retrieved(repo: Path, file: str, line_contains: str, prefix: str, **settings):
@@ -478,26 +480,28 @@ def test_an_imported_name_not_used_yet_shows_its_uses_elsewhere(tmp_path):
     assert covering(res, "net/routing.py", wanted), describe(res)
 
 
+BARS = {
+    "term/__init__.py": "",
+    "term/bars.py": "".join(
+        f"class Bar{i}:\n    def format_{name}(self):\n        return {i}\n\n\n"
+        for i, name in enumerate(["eta", "pct", "pos", "line"])
+    ),
+    "tests/test_bars.py": (
+        "from helpers import make_bar\n"
+        "\n"
+        "\n"
+        "def test_progressbar_format_pos(runner):\n"
+        "    with make_bar(3) as progress:\n"
+        "        result = progress.format_pos()\n"
+    ),
+}
+
+
 def test_a_tests_name_leads_to_the_function_under_test(tmp_path):
     """``progress.`` in ``test_progressbar_format_pos``: the receiver comes from a helper
     that says nothing of its type, but the test's name names the method; similar code
     off, so only the test-subject probe finds it."""
-    files = {
-        "term/__init__.py": "",
-        "term/bars.py": "".join(
-            f"class Bar{i}:\n    def format_{name}(self):\n        return {i}\n\n\n"
-            for i, name in enumerate(["eta", "pct", "pos", "line"])
-        ),
-        "tests/test_bars.py": (
-            "from helpers import make_bar\n"
-            "\n"
-            "\n"
-            "def test_progressbar_format_pos(runner):\n"
-            "    with make_bar(3) as progress:\n"
-            "        result = progress.format_pos()\n"
-        ),
-    }
-    repo = _repo(tmp_path / "term", files)
+    repo = _repo(tmp_path / "term", BARS)
     res = _retrieved(repo, "tests/test_bars.py", "result = progress", "progress.", similar=False)
     wanted = line_of(repo, "term/bars.py", r"def format_pos")
     assert covering(res, "term/bars.py", wanted), describe(res)
@@ -539,3 +543,47 @@ def test_a_receiver_of_unnamed_type_reaches_the_class_of_the_methods_called_on_i
     assert [(q.identifier, q.paths) for q in hop] == [("BytecodeCache", ("cache/buckets.py",))]
     wanted = line_of(repo, "cache/buckets.py", r"def store_bucket")
     assert covering(res, "cache/buckets.py", wanted), describe(res)
+
+
+@pytest.fixture(scope="module")
+def stub():
+    with OpenAIStub() as server:
+        yield server
+
+
+@pytest.mark.parametrize(
+    ("file", "line_contains", "prefix", "wanted_file", "wanted"),
+    [
+        ("view.py", "placed = arrange(", "gap=len(more)", "layout/grid.py", r"def arrange"),
+        (
+            "shapes/square.py",
+            "return self.area_of",
+            "return self.area_",
+            "shapes/base.py",
+            r"def area_of_outline",
+        ),
+        ("tests/test_bars.py", "result = progress", "progress.", "term/bars.py", r"def format_pos"),
+    ],
+)
+def test_the_gaps_stay_closed_when_a_model_plans(
+    tmp_path, repo, stub, monkeypatch, file, line_contains, prefix, wanted_file, wanted
+):
+    """A model that plans nothing useful (a real HTTP stub): the traced open call, the
+    base's member and the test's subject are still probed, after the model's query."""
+    monkeypatch.setenv("GREPRAG_API_BASE", stub.api_base)
+    monkeypatch.setenv("GREPRAG_API_KEY", "sk-test")
+    useless = {"pattern": r"class\s+Unrelated\b", "kind": "class", "regex": True}
+    stub.reply(json.dumps({"queries": [useless]}))
+    where = repo if file != "tests/test_bars.py" else _repo(tmp_path / "term", BARS)
+    res = _retrieved(
+        where,
+        file,
+        line_contains,
+        prefix,
+        router="llm",
+        model="openai/stub-model",
+        similar=False,
+    )
+    assert res.router == "llm" and res.queries[0].pattern == useless["pattern"], res.fallbacks
+    assert len(res.queries) > 1
+    assert covering(res, wanted_file, line_of(where, wanted_file, wanted)), describe(res)

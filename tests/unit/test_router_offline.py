@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 
 from greprag.context import build_local_context
+from greprag.models import Query, QueryPlan
 from greprag.router import OfflineRouter
 from greprag.router.offline import RouterWeights
 from greprag.router.probes import subject_names
@@ -190,3 +191,22 @@ def test_router_probes_the_class_a_test_class_names():
     assert any(q.identifier == "StringUtils" and q.kind == "class" for q in plan.queries)
     ctx, tester = _plan("class Tester:\n    def run(self):\n        x = 1\n        ", "python")
     assert tester.queries == OfflineRouter().plan(replace(ctx, enclosing_class="Runner")).queries
+
+
+def test_a_models_full_plan_keeps_every_query_and_gains_the_traced_call():
+    """``complete`` adds what the offline router never plans without after another
+    router's queries, displacing none: a model ranks by order, its weights are all 1."""
+    src = "from layout.grid import arrange\n\ndef render(rows):\n    placed = arrange(rows, "
+    ctx = build_local_context(src, lang="python")
+    model = [Query(rf"class\s+Unrelated{i}\b", "class", lang="python") for i in range(10)]
+    plan = OfflineRouter().complete(
+        QueryPlan(queries=model, router="llm"), ctx, {"arrange": "layout/grid.py"}
+    )
+    assert plan.router == "llm" and plan.queries[:10] == model
+    traced = plan.queries[10:]
+    assert [(q.identifier, q.purpose, q.paths) for q in traced] == [
+        ("arrange", "definition", ("layout/grid.py",))
+    ]
+    assert OfflineRouter().complete(plan, ctx, {"arrange": "layout/grid.py"}).queries == (
+        plan.queries
+    )
