@@ -8,7 +8,8 @@ from functools import cache
 from importlib import import_module
 from pathlib import Path
 
-IDENT_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+# not the tail of a number: the ``L`` of ``73L``, the ``x19`` of ``0x19``, the ``e5`` of ``1e5``
+IDENT_RE = re.compile(r"(?<![0-9])[A-Za-z_$][A-Za-z0-9_$]*")
 
 # Methods of builtin containers and strings: a repository method of the same name is no
 # evidence that a call site resolves to it.

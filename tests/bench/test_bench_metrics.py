@@ -60,6 +60,12 @@ def test_missing_identifiers_ignore_left_context_and_keywords():
     assert identifier_recall(set(), "anything") is None
 
 
+def test_the_tail_of_a_number_is_no_identifier():
+    """``73L``, ``0x19``, ``1e5`` and ``3.0f`` hold no name a context could carry."""
+    truth = "long seed = 7522346378524621981L + 0x19 + 1e5 + 3.0f + k2;"
+    assert missing_identifiers(truth, "", "java") == {"seed", "k2"}
+
+
 def test_precision_counts_blocks_holding_any_needed_identifier():
     blocks = [
         Block("a.py", 1, 3, "def scale(width): ...", 1.0),
