@@ -139,7 +139,30 @@ CORPORA: tuple[Corpus, ...] = (
                 "2.14.0",
                 "ec086218027c3ecf235fcda042bf04d87b4178ee225f0633f062cd20e64f74a9",
             ),
+            (
+                "commons-collections4",
+                "pool/main/libc/libcommons-collections4-java/"
+                "libcommons-collections4-java_4.2.orig.tar.xz",
+                "4.2",
+                "e6b25f22128d2b5e6181d9736f313103e079366013f853061aba16e8d4feb729",
+            ),
+            (
+                "mockito",
+                "pool/main/m/mockito/mockito_2.23.0.orig.tar.xz",
+                "2.23.0",
+                "b9f76525f44797e0f63a24ecaf8e0574868cce1c5a4a3d1d712e050418d3c5dd",
+            ),
         )
+    ),
+    Corpus(
+        "guava",
+        "java",
+        "debsrc",
+        "pool/main/g/guava-libraries/guava-libraries_31.1.orig.tar.xz",
+        "31.1",
+        ("guava/src/", "guava-tests/test/"),
+        True,
+        "3dbb56b34e5ebd1b97184f72d31fbf9da24cc26c28f1ad3714aeeefdeedaed2a",
     ),
 )
 
