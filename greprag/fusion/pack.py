@@ -3,8 +3,9 @@
 Blocks are taken best first. A block larger than ``max_block_tokens`` (or than what is
 left) is offered as its outline: for a class, its header, first docstring line and
 member signatures; for a function or statement, its signature and the matched lines,
-with explicit ``...`` elisions. The final context is re-counted as a whole, so the
-budget holds to the token.
+with explicit ``...`` elisions; in a braced language the outline first shows the
+methods that matched whole (a hit merged into its whole class is still the code to
+copy). The final context is re-counted as a whole, so the budget holds to the token.
 
 Definitions come first: once ``compact_after`` tokens are used, a block the probes found
 goes in only in a compact form (at most ``compact_tokens``: its outline or signature and
@@ -71,7 +72,8 @@ def marked_forms(
     """Ever shorter forms of the range that keep its signatures and what matched.
 
     First, for a range that is one class, the class outline (header, first docstring
-    line, member signatures; tree-sitter), then its member signatures alone; for a range
+    line, member signatures; tree-sitter), in a braced language first with the members
+    holding most of the matched lines whole, then its member signatures alone; for a range
     of top-level units holding a class (constants around it, say), the same with the
     other units by their first lines. Then the
     first line(s), every definition header inside and each matched line with one line
@@ -82,13 +84,19 @@ def marked_forms(
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
     headers: set[int] | None = None  # found only when needed: a class may run for pages
-    outline = ""
+    outlined = None
     if _CLASS_HEADER.search(lines[first - 1]):
-        outline = syntax.class_outline(path, lines, start, first, end)
+        outlined = syntax.class_outlined(path, lines, start, first, end)
     else:
         headers = set(_def_headers(lines, first + 1, end))
         if _holds_class(lines, first, headers):
-            outline = syntax.range_outline(path, lines, start, end)
+            outlined = syntax.range_outlined(path, lines, start, end)
+    outline = outlined.text if outlined else ""
+    if outline and item.match_lines and syntax.opens_members(path):
+        # the members that matched, whole: what a class-wide merge would hide
+        opened = syntax.members_whole(outlined, lines, frozenset(item.match_lines))
+        if opened != outline:
+            yield Form(opened, of_class=True)
     if outline:
         yield Form(outline, of_class=True)
         signatures = _signatures_only(outline)

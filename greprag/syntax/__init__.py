@@ -19,17 +19,31 @@ Importing this package loads no tree-sitter module; the first parse does.
 """
 
 from greprag.syntax.analysis import definition_spans, expand_range, file_spans
-from greprag.syntax.outline import class_outline, outline, range_outline
+from greprag.syntax.outline import (
+    Outlined,
+    class_outline,
+    class_outlined,
+    members_whole,
+    opens_members,
+    outlined,
+    range_outline,
+    range_outlined,
+)
 from greprag.syntax.spans import Span
 from greprag.syntax.widen import BlockWidener
 
 __all__ = [
     "BlockWidener",
+    "Outlined",
     "Span",
     "class_outline",
+    "class_outlined",
     "definition_spans",
     "expand_range",
     "file_spans",
-    "outline",
+    "members_whole",
+    "opens_members",
+    "outlined",
     "range_outline",
+    "range_outlined",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from greprag.files import LinesMemo, file_text
 from greprag.syntax.analysis import (
@@ -24,7 +25,16 @@ from greprag.syntax.members import class_analysis, units_analysis
 from greprag.syntax.scan import class_end
 from greprag.syntax.spans import Analysis, Span, smallest_containing
 
-__all__ = ["class_outline", "outline", "range_outline"]
+__all__ = [
+    "Outlined",
+    "class_outline",
+    "class_outlined",
+    "members_whole",
+    "opens_members",
+    "outlined",
+    "range_outline",
+    "range_outlined",
+]
 
 _CLASS_OUTLINES = LinesMemo(512)  # per file content, across retrievals
 # outlined from a skeleton with code blocks emptied (tests/comparison pins them equal)
@@ -34,22 +44,42 @@ _ENUM_RE = re.compile(r"\benum\b")
 _MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
 _ANNOTATION_LINE = re.compile(r"\s*@")  # a decorator (Python) or an annotation (Java, ...)
 _MAX_INIT_ATTRIBUTES = 12  # ``self.x = ...`` lines shown under a class's ``__init__``
+MAX_WHOLE_MEMBERS = 2  # members ``members_whole`` shows whole
+MIN_WHOLE_HITS = 2  # matched lines a member holds to be shown whole
 _INIT_RE = re.compile(r"\s*def\s+__init__\s*\(")
 _SELF_ATTRIBUTE_RE = re.compile(r"\s*self\.(\w+)\s*(:[^=]+)?=[^=]")
 _DOCSTRING_RE = re.compile(r"([rRuUbBfF]{0,2})(\"\"\"|'''|\"|')")
 
 
-def outline(
+@dataclass(frozen=True)
+class Outlined:
+    """An outline's ``text`` and where its class members went: per member, its first
+    and last line in the file and the rows [first, end) of ``text`` it became."""
+
+    text: str
+    members: tuple[tuple[int, int, int, int], ...] = ()
+
+    def shifted(self, offset: int) -> Outlined:
+        """The same with member lines ``offset`` further down the file."""
+        rows = tuple((s + offset, e + offset, lo, hi) for s, e, lo, hi in self.members)
+        return Outlined(self.text, rows)
+
+
+_NONE = Outlined("")  # no outline
+
+
+def outlined(
     text: str,
     lang: str | None,
     start: int,
     end: int,
     spans: list[Span] | None = None,
     analysis: Analysis | None = None,
-) -> str:
+) -> Outlined:
     """Outline of the unit at [start, end]: header lines, first docstring line, and for
-    class-like units every member's signature with bodies elided (``...`` / ``{ ... }``).
-    ``analysis``: the text's, when the caller has it (else the text is analyzed)."""
+    class-like units every member's signature with bodies elided (``...`` / ``{ ... }``);
+    with the rows each class member became. ``analysis``: the text's, when the caller
+    has it (else the text is analyzed)."""
     analysis = analysis or analyze(text, lang)
     start, end = expand_range(text, lang, start, end, spans, analysis)
     defs = tuple(sorted(spans, key=lambda s: s.start_line)) if spans is not None else analysis.defs
@@ -61,7 +91,7 @@ def outline(
     container = smallest_containing(defs, start, end)
     if not units and container is not None:
         writer.definition(container, top=True)
-        return "\n".join(writer.out)
+        return Outlined("\n".join(writer.out), tuple(writer.rows))
     covered = start
     for unit in units:
         writer.loose(covered, unit.start_line - 1)
@@ -71,10 +101,43 @@ def outline(
             writer.definition(unit, top=True)
         covered = unit.end_line + 1
     writer.loose(covered, end)
-    return "\n".join(writer.out)
+    return Outlined("\n".join(writer.out), tuple(writer.rows))
+
+
+def opens_members(path: str) -> bool:
+    """Whether the packer shows the members that matched whole in the outlines of
+    ``path``: in a braced language a file is mostly one class, and a hit merged into it
+    came out as one signature of its outline. Not Python, where those bodies cost import
+    cursors the budget of what came after (docs/benchmarks.md)."""
+    return spans_language(path, None) not in (None, "python")
+
+
+def members_whole(outlined: Outlined, lines: Sequence[str], matched: frozenset[int]) -> str:
+    """``outlined``'s text with the members holding most of the lines ``matched`` (at
+    least ``MIN_WHOLE_HITS`` each, at most ``MAX_WHOLE_MEMBERS``; the first on a tie)
+    shown whole (``lines``: the file's); its text as it is when none does."""
+    held = [
+        (sum(first <= n <= last for n in matched), first, member)
+        for member in outlined.members
+        for first, last in [member[:2]]
+    ]
+    chosen = sorted((h for h in held if h[0] >= MIN_WHOLE_HITS), key=lambda h: (-h[0], h[1]))
+    if not chosen:
+        return outlined.text
+    rows = outlined.text.split("\n")
+    for first, last, low, high in sorted(
+        (m for _, _, m in chosen[:MAX_WHOLE_MEMBERS]), key=lambda m: -m[2]
+    ):
+        rows[low:high] = lines[first - 1 : last]
+    return "\n".join(rows)
 
 
 def class_outline(path: str, lines: Sequence[str], start: int, first: int, end: int) -> str:
+    """``class_outlined``'s text."""
+    return class_outlined(path, lines, start, first, end).text
+
+
+def class_outlined(path: str, lines: Sequence[str], start: int, first: int, end: int) -> Outlined:
     """The outline of the class that lines [start, end] of ``path`` are: a class span
     starting in [start, first] (decorators or a doc comment above the header line
     ``first`` may be in the range) and ending in the range's last three lines; "" when
@@ -90,24 +153,25 @@ def class_outline(path: str, lines: Sequence[str], start: int, first: int, end: 
     """
     lang = spans_language(path, None)
 
-    def in_region(region: tuple[str, Analysis]) -> str:
+    def in_region(region: tuple[str, Analysis]) -> Outlined:
         text, analysis = region  # lines [start, end] alone
         offset = start - 1
         spans = list(analysis.defs)
-        return _class_in(text, lang, spans, 1, first - offset, end - offset, analysis)
+        found = _class_in(text, lang, spans, 1, first - offset, end - offset, analysis)
+        return found.shifted(offset)
 
-    def compute() -> str:
+    def compute() -> Outlined:
         if lang == "python":  # the indentation scan knows a class's members, mostly
             scanned = class_analysis(lines, start, end)
             if scanned is False:
-                return ""  # no parse says otherwise: it would cost up to 40 ms
-            found = in_region(scanned) if scanned is not None else ""
-            if found:
+                return _NONE  # no parse says otherwise: it would cost up to 40 ms
+            found = in_region(scanned) if scanned is not None else _NONE
+            if found.text:
                 return found
         if lang in _SKELETON_LANGUAGES:  # its methods' bodies need no parse
             close = class_end(lines, lang, first)
             if close is not None and not end - 2 <= close <= end:
-                return ""  # the class surely ends elsewhere: no parse would find it here
+                return _NONE  # the class surely ends elsewhere: no parse would find it here
             shell = skeleton_analysis(lines, lang, start, end)
             if shell is not None:
                 return in_region(shell)
@@ -123,6 +187,11 @@ def class_outline(path: str, lines: Sequence[str], start: int, first: int, end: 
 
 
 def range_outline(path: str, lines: Sequence[str], start: int, end: int) -> str:
+    """``range_outlined``'s text."""
+    return range_outlined(path, lines, start, end).text
+
+
+def range_outlined(path: str, lines: Sequence[str], start: int, end: int) -> Outlined:
     """The outline of lines [start, end] of ``path``, several top-level units (module
     statements around a class, say): statements by their first line, definitions by
     their headers, a class with its members' signatures; "" for a Python range its
@@ -131,15 +200,16 @@ def range_outline(path: str, lines: Sequence[str], start: int, end: int) -> str:
     content."""
     lang = spans_language(path, None)
 
-    def compute() -> str:
+    def compute() -> Outlined:
         if lang == "python":
             scanned = units_analysis(lines, start, end)
             if scanned is None:
-                return ""
+                return _NONE
             text, analysis = scanned
-            return outline(text, lang, 1, end - start + 1, list(analysis.defs), analysis)
+            found = outlined(text, lang, 1, end - start + 1, list(analysis.defs), analysis)
+            return found.shifted(start - 1)
         text = file_text(lines)
-        return outline(text, lang, start, end, file_spans(path, text, lang))
+        return outlined(text, lang, start, end, file_spans(path, text, lang))
 
     return _CLASS_OUTLINES.get(lines, ("range", lang, start, end), compute)
 
@@ -152,17 +222,17 @@ def _class_in(
     first: int,
     end: int,
     analysis: Analysis | None = None,
-) -> str:
-    """``outline`` of the class span of ``spans`` starting in [start, first] and ending in
-    [end - 2, end]; "" when there is none."""
+) -> Outlined:
+    """``outlined`` of the class span of ``spans`` starting in [start, first] and ending
+    in [end - 2, end]; no text when there is none."""
     for span in spans:
         if (
             span.kind == "class"
             and start <= span.start_line <= first
             and end - 2 <= span.end_line <= end
         ):
-            return outline(text, lang, span.start_line, span.end_line, spans, analysis)
-    return ""
+            return outlined(text, lang, span.start_line, span.end_line, spans, analysis)
+    return _NONE
 
 
 def _top_units(units: tuple[Span, ...], start: int, end: int) -> list[Span]:
@@ -201,6 +271,7 @@ class _Outliner:
     ) -> None:
         self.lines, self.defs, self.stmts, self.indent = lines, defs, stmts, indent
         self.out: list[str] = []
+        self.rows: list[tuple[int, int, int, int]] = []  # see ``Outlined.members``
 
     def line(self, number: int) -> str:
         """The text of line ``number`` (1-based)."""
@@ -366,9 +437,12 @@ class _Outliner:
             if member.kind == "statement":
                 self.statement(member)
             else:
+                mark = len(self.out)
                 self.definition(member, top=False)
                 if self.indent and methods and _INIT_RE.match(self.line(member.start_line)):
                     self._instance_attributes(member)
+                if methods:
+                    self.rows.append((member.start_line, member.end_line, mark, len(self.out)))
         return len(members)
 
     def _instance_attributes(self, init: Span) -> None:

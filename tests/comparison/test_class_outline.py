@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from greprag.syntax import class_outline, file_spans, outline
+from greprag.syntax import class_outline, file_spans, outlined
 from greprag.syntax.grammars import grammar_key
 from greprag.syntax.members import class_analysis, units_analysis
 from greprag.syntax.outline import _class_in
@@ -23,6 +23,11 @@ from tests.comparison.conftest import fetch
 from tests.comparison.test_scan_vs_treesitter import JAVA, PYTHON
 
 pytestmark = pytest.mark.comparison
+
+
+def outline(text: str, lang: str, start: int, end: int, spans=None, analysis=None) -> str:
+    """The outline's text."""
+    return outlined(text, lang, start, end, spans, analysis).text
 
 
 @pytest.mark.parametrize("source", [PYTHON, JAVA], ids=lambda s: s.lang)
@@ -65,7 +70,7 @@ def test_java_ranges_cut_short_or_run_on_are_outlined_as_from_the_whole_file(cac
             for end in {header + 3, span.end_line - 4, span.end_line + 1, span.end_line + 6}:
                 for first in {span.start_line, header}:  # annotations may hold braces
                     if first <= end <= len(lines):
-                        whole = _class_in(text, "java", spans, span.start_line, first, end)
+                        whole = _class_in(text, "java", spans, span.start_line, first, end).text
                         mine = class_outline(path, lines, span.start_line, first, end)
                         assert mine == whole, f"{path}:{span.start_line}-{end}"
                         compared += 1
@@ -110,7 +115,7 @@ def test_a_class_and_the_lines_after_it_have_no_class_outline_by_tree_sitter_eit
         shorter = class_analysis(lines, span.start_line, span.end_line - 1)
         if lines[start - 1][:1].isspace():  # outlined from the whole file: no class
             assert shorter is False, (file, start)
-            assert _class_in(text, "python", spans, start, start, span.end_line - 1) == ""
+            assert _class_in(text, "python", spans, start, start, span.end_line - 1).text == ""
         else:
             cut += shorter is False
         end = span.end_line + 8
@@ -118,12 +123,14 @@ def test_a_class_and_the_lines_after_it_have_no_class_outline_by_tree_sitter_eit
             continue
         sure += 1
         first = next(n for n in range(start, end) if lines[n - 1].strip()[:1] != "@")
-        assert _class_in(text, "python", spans, start, first, end) == "", (file, end)
+        assert _class_in(text, "python", spans, start, first, end).text == "", (file, end)
         alone = "\n".join(lines[start - 1 : end])
         parsed = tree_analysis(key, alone.encode(), strict=True)
         if parsed is not None and not lines[start - 1][:1].isspace():
             shifted = end - start + 1
-            found = _class_in(alone, "python", list(parsed.defs), 1, first - start + 1, shifted)
+            found = _class_in(
+                alone, "python", list(parsed.defs), 1, first - start + 1, shifted
+            ).text
             assert found == "", (file, end)
     assert sure >= 50 and cut == 0, (sure, cut)
 

@@ -178,3 +178,43 @@ def test_a_definition_over_the_cap_keeps_its_whole_signature_unless_compact_or_s
     item = MergedRange("use.py", 1, len(call), 1.0, "grep", match_lines={1})
     shown = pack([item], {"use.py": call}.__getitem__, budget=4096, max_block_tokens=512)
     assert "option_19=None," not in shown.blocks[0].text
+
+
+JAVA_CLASS = [
+    "public class Styles {",
+    *[
+        line
+        for i in range(30)
+        for line in (
+            f"    public Style styleMethod{i}(String color, boolean bold) {{",
+            f"        Style value = computeStyleValue(color, bold, {i});",
+            f'        return value.withName("style{i}");',
+            "    }",
+            "",
+        )
+    ],
+    "}",
+]
+
+
+def test_a_java_class_outline_shows_the_method_that_matched_whole():
+    """Hits inside ``styleMethod7`` merged into the whole class: its outline shows that
+    method whole (what a completion copies), the others by their signatures. A single
+    hit line (a definition probe on the class header) opens nothing; nor does Python."""
+    body = 1 + 7 * 5 + 2  # styleMethod7's first body line
+    item = MergedRange(
+        "Styles.java", 1, len(JAVA_CLASS), 1.0, "similar", match_lines={body, body + 1}
+    )
+    lines = {"Styles.java": JAVA_CLASS, "styles.py": BIG_CLASS}.__getitem__
+    block = pack([item], lines, budget=4096, max_block_tokens=512).blocks[0]
+    assert block.outline and 'return value.withName("style7");' in block.text
+    assert block.text.count("computeStyleValue") == 1
+    assert "public Style styleMethod29(String color, boolean bold) { ... }" in block.text
+    header = replace(item, match_lines={1})
+    assert (
+        "computeStyleValue"
+        not in pack([header], lines, budget=4096, max_block_tokens=512).blocks[0].text
+    )
+    python = MergedRange("styles.py", 1, len(BIG_CLASS), 1.0, "similar", match_lines={6, 7})
+    shown = pack([python], lines, budget=4096, max_block_tokens=512).blocks[0]
+    assert shown.outline and "compute_style_value" not in shown.text

@@ -19,10 +19,16 @@ from greprag.syntax import (
     definition_spans,
     expand_range,
     file_spans,
-    outline,
+    outlined,
 )
 from greprag.syntax.members import class_analysis
 from greprag.syntax.scan import LocalExpander, class_skeleton, enclosing_class
+
+
+def outline(text: str, lang: str, start: int, end: int, spans=None) -> str:
+    """The outline's text."""
+    return outlined(text, lang, start, end, spans).text
+
 
 PYTHON = '''\
 import os
