@@ -21,12 +21,10 @@ Importing this package loads no tree-sitter module; the first parse does.
 from greprag.syntax.analysis import definition_spans, expand_range, file_spans
 from greprag.syntax.outline import (
     Outlined,
-    class_outline,
     class_outlined,
     members_whole,
     opens_members,
     outlined,
-    range_outline,
     range_outlined,
 )
 from greprag.syntax.spans import Span
@@ -36,7 +34,6 @@ __all__ = [
     "BlockWidener",
     "Outlined",
     "Span",
-    "class_outline",
     "class_outlined",
     "definition_spans",
     "expand_range",
@@ -44,6 +41,5 @@ __all__ = [
     "members_whole",
     "opens_members",
     "outlined",
-    "range_outline",
     "range_outlined",
 ]

@@ -27,12 +27,10 @@ from greprag.syntax.spans import Analysis, Span, smallest_containing
 
 __all__ = [
     "Outlined",
-    "class_outline",
     "class_outlined",
     "members_whole",
     "opens_members",
     "outlined",
-    "range_outline",
     "range_outlined",
 ]
 
@@ -112,29 +110,23 @@ def opens_members(path: str) -> bool:
     return spans_language(path, None) not in (None, "python")
 
 
-def members_whole(outlined: Outlined, lines: Sequence[str], matched: frozenset[int]) -> str:
-    """``outlined``'s text with the members holding most of the lines ``matched`` (at
-    least ``MIN_WHOLE_HITS`` each, at most ``MAX_WHOLE_MEMBERS``; the first on a tie)
-    shown whole (``lines``: the file's); its text as it is when none does."""
+def members_whole(shown: Outlined, lines: Sequence[str], matched: frozenset[int]) -> str:
+    """``shown``'s text with the members holding most of the lines ``matched`` (at least
+    ``MIN_WHOLE_HITS`` each, at most ``MAX_WHOLE_MEMBERS``; the first on a tie) shown
+    whole (``lines``: the file's); its text as it is when none does."""
     held = [
-        (sum(first <= n <= last for n in matched), first, member)
-        for member in outlined.members
-        for first, last in [member[:2]]
+        (sum(member[0] <= n <= member[1] for n in matched), member[0], member)
+        for member in shown.members
     ]
     chosen = sorted((h for h in held if h[0] >= MIN_WHOLE_HITS), key=lambda h: (-h[0], h[1]))
     if not chosen:
-        return outlined.text
-    rows = outlined.text.split("\n")
+        return shown.text
+    rows = shown.text.split("\n")
     for first, last, low, high in sorted(
         (m for _, _, m in chosen[:MAX_WHOLE_MEMBERS]), key=lambda m: -m[2]
     ):
         rows[low:high] = lines[first - 1 : last]
     return "\n".join(rows)
-
-
-def class_outline(path: str, lines: Sequence[str], start: int, first: int, end: int) -> str:
-    """``class_outlined``'s text."""
-    return class_outlined(path, lines, start, first, end).text
 
 
 def class_outlined(path: str, lines: Sequence[str], start: int, first: int, end: int) -> Outlined:
@@ -184,11 +176,6 @@ def class_outlined(path: str, lines: Sequence[str], start: int, first: int, end:
         return _class_in(text, lang, file_spans(path, text, lang), start, first, end)
 
     return _CLASS_OUTLINES.get(lines, ("class", lang, start, first, end), compute)
-
-
-def range_outline(path: str, lines: Sequence[str], start: int, end: int) -> str:
-    """``range_outlined``'s text."""
-    return range_outlined(path, lines, start, end).text
 
 
 def range_outlined(path: str, lines: Sequence[str], start: int, end: int) -> Outlined:

@@ -1,7 +1,7 @@
 """A class outlined from its own lines equals its outline from the whole file.
 
 The packer outlines a class at the left margin by parsing only that class's lines
-(``syntax.class_outline``): on a long module that is a fraction of a whole-file parse.
+(``syntax.class_outlined``): on a long module that is a fraction of a whole-file parse.
 Here, on real third-party code (pinned sdists, see conftest), every class of every file
 tree-sitter parses cleanly is outlined both ways, and the two must be identical.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from greprag.syntax import class_outline, file_spans, outlined
+from greprag.syntax import class_outlined, file_spans, outlined
 from greprag.syntax.grammars import grammar_key
 from greprag.syntax.members import class_analysis, units_analysis
 from greprag.syntax.outline import _class_in
@@ -47,7 +47,7 @@ def test_class_outline_from_its_lines_equals_the_whole_file_one(source, cache: P
                 continue
             whole = outline(text, source.lang, span.start_line, span.end_line, spans) or None
             first = span.start_line
-            mine = class_outline(path, lines, span.start_line, first, span.end_line) or None
+            mine = class_outlined(path, lines, span.start_line, first, span.end_line).text or None
             assert mine == whole, f"{path}:{span.start_line}-{span.end_line}"
             compared += 1
             top_level += not lines[span.start_line - 1][:1].isspace()
@@ -71,7 +71,7 @@ def test_java_ranges_cut_short_or_run_on_are_outlined_as_from_the_whole_file(cac
                 for first in {span.start_line, header}:  # annotations may hold braces
                     if first <= end <= len(lines):
                         whole = _class_in(text, "java", spans, span.start_line, first, end).text
-                        mine = class_outline(path, lines, span.start_line, first, end)
+                        mine = class_outlined(path, lines, span.start_line, first, end).text
                         assert mine == whole, f"{path}:{span.start_line}-{end}"
                         compared += 1
                         empty += not mine

@@ -15,7 +15,7 @@ from greprag.cursor_file import CursorFile
 from greprag.syntax import (
     BlockWidener,
     Span,
-    class_outline,
+    class_outlined,
     definition_spans,
     expand_range,
     file_spans,
@@ -134,11 +134,11 @@ def test_a_docstrings_backslashes_and_tabs_leave_a_class_to_the_scan() -> None:
     ]
     text = "\n".join(lines)
     assert class_analysis(lines, 1, len(lines)) not in (None, False)  # no parse needed
-    alone = class_outline("beta.py", lines, 1, 1, len(lines))
+    alone = class_outlined("beta.py", lines, 1, 1, len(lines)).text
     assert alone == outline(text, "python", 1, len(lines)) and "def eval" in alone
     deeper = [*lines[:8], "        return x + \\", "            y", *lines[9:]]
     assert class_analysis(deeper, 1, len(deeper)) not in (None, False)  # a deeper line goes on
-    assert class_outline("b.py", deeper, 1, 1, len(deeper)) == outline(
+    assert class_outlined("b.py", deeper, 1, 1, len(deeper)).text == outline(
         "\n".join(deeper), "python", 1, len(deeper)
     )
     shallow = [*lines[:8], "        return x + \\", "    y", *lines[9:]]
@@ -152,10 +152,10 @@ def test_a_class_needs_no_parse_for_a_long_signature_or_a_string_below_it() -> N
     text = "\n".join(lines)
     end = len(lines) - 4  # the class's last line
     assert class_analysis(lines, 1, end) not in (None, False)  # a 53-line signature
-    assert class_outline("a.py", lines, 1, 1, end) == outline(text, "python", 1, end)
+    assert class_outlined("a.py", lines, 1, 1, end).text == outline(text, "python", 1, end)
     # the class, then a string running on past the lines: surely no class ends there
     assert class_analysis(lines, 1, len(lines) - 1) is False
-    assert class_outline("a.py", lines, 1, 1, len(lines) - 1) == ""
+    assert class_outlined("a.py", lines, 1, 1, len(lines) - 1).text == ""
 
 
 def test_the_scan_tells_triple_quotes_of_each_kind_and_in_one_line_strings_apart() -> None:
@@ -354,11 +354,11 @@ def test_a_java_class_skeleton_empties_code_blocks_and_comments_but_keeps_its_me
     # a Javadoc's inner line, the constructor's and the methods' bodies (not their braces)
     assert blank == {6, 7, 16, 22, 23, 33}
     assert shell[28 - 5] == lines[27]  # the enum body, a class's, stays whole
-    assert class_outline("Shop.java", lines, 5, 10, 36) == outline(JAVA, "java", 5, 36)
+    assert class_outlined("Shop.java", lines, 5, 10, 36).text == outline(JAVA, "java", 5, 36)
     # the file store hands out tuples: the skeleton is a copy, the lines stay as they are
     stored = tuple(lines)
     assert class_skeleton(stored, "java", 5, 36) == shell and stored == tuple(lines)
-    assert class_outline("Shop.java", stored, 5, 10, 36) == outline(JAVA, "java", 5, 36)
+    assert class_outlined("Shop.java", stored, 5, 10, 36).text == outline(JAVA, "java", 5, 36)
     annotated = ['@SuppressWarnings("x") class Box {', "    int size() {", "        return 1;"]
     annotated += ["    }", "}"]
     assert class_skeleton(annotated, "java", 1, 5) == [*annotated[:2], "", *annotated[3:]]
