@@ -26,6 +26,15 @@ def _retrieved(repo: Path, file: str, line_contains: str, prefix: str, **setting
     return res
 
 
+def _reached_by_one_hop(repo: Path, res, name: str, path: str, definition: str) -> None:
+    """The plan's one second hop is class ``name`` in ``path``, and the context covers
+    the first line of ``path`` matching ``definition``."""
+    hop = [q for q in res.queries if q.purpose == "second hop"]
+    assert [(q.identifier, q.paths) for q in hop] == [(name, (path,))]
+    wanted = line_of(repo, path, definition)
+    assert covering(res, path, wanted), describe(res)
+
+
 def _repo(root: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -296,10 +305,7 @@ def test_a_member_access_reaches_the_base_of_the_base_of_its_class(tmp_path):
     named there by an import alias; similar code off, so only the bases' probe finds it."""
     repo = _repo(tmp_path / "web", HIERARCHY)
     res = _retrieved(repo, "tests/test_handlers.py", "blue.register", "blue.", similar=False)
-    hop = [q for q in res.queries if q.purpose == "second hop"]
-    assert [(q.identifier, q.paths) for q in hop] == [("Scaffold", ("web/scaffold.py",))]
-    wanted = line_of(repo, "web/scaffold.py", r"def register_error_handler")
-    assert covering(res, "web/scaffold.py", wanted), describe(res)
+    _reached_by_one_hop(repo, res, "Scaffold", "web/scaffold.py", r"def register_error_handler")
 
 
 def test_a_java_member_access_reaches_the_base_in_the_same_package(tmp_path):
@@ -318,10 +324,7 @@ def test_a_java_member_access_reaches_the_base_in_the_same_package(tmp_path):
     }
     repo = _repo(tmp_path / "zoo", files)
     res = _retrieved(repo, "src/zoo/Keeper.java", "cat.greet", "cat.", similar=False)
-    hop = [q for q in res.queries if q.purpose == "second hop"]
-    assert [(q.identifier, q.paths) for q in hop] == [("Animal", ("src/zoo/Animal.java",))]
-    wanted = line_of(repo, "src/zoo/Animal.java", r"greetVisitor")
-    assert covering(res, "src/zoo/Animal.java", wanted), describe(res)
+    _reached_by_one_hop(repo, res, "Animal", "src/zoo/Animal.java", r"greetVisitor")
 
 
 FACTORY = {
@@ -368,10 +371,7 @@ def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_pat
     repo = _repo(tmp_path / "tags", {**FACTORY, "tests/test_tags.py": test})
     res = _retrieved(repo, "tests/test_tags.py", "es.contains", "es.", similar=False)
     assert any(q.identifier == "parse_etags" and q.kind == "method" for q in res.queries)
-    hop = [q for q in res.queries if q.purpose == "second hop"]
-    assert [(q.identifier, q.paths) for q in hop] == [("ETags", ("tags/structures/etag.py",))]
-    wanted = line_of(repo, "tags/structures/etag.py", r"def contains_weak")
-    assert covering(res, "tags/structures/etag.py", wanted), describe(res)
+    _reached_by_one_hop(repo, res, "ETags", "tags/structures/etag.py", r"def contains_weak")
 
 
 GRANDPARENT = {
@@ -399,10 +399,7 @@ GRANDPARENT = {
 def test_self_reaches_the_base_of_its_base(tmp_path):
     repo = _repo(tmp_path / "kit", GRANDPARENT)
     res = _retrieved(repo, "kit/leaf.py", "self.describe", "self.", similar=False)
-    hop = [q for q in res.queries if q.purpose == "second hop"]
-    assert [(q.identifier, q.paths) for q in hop] == [("Core", ("kit/core.py",))]
-    wanted = line_of(repo, "kit/core.py", r"def describe_everything")
-    assert covering(res, "kit/core.py", wanted), describe(res)
+    _reached_by_one_hop(repo, res, "Core", "kit/core.py", r"def describe_everything")
 
 
 def test_a_base_imported_under_its_subclass_name_is_found_where_the_import_points(tmp_path):
@@ -539,10 +536,7 @@ def test_a_receiver_of_unnamed_type_reaches_the_class_of_the_methods_called_on_i
     similar code off."""
     repo = _repo(tmp_path / "cache", SEEN_WITH)
     res = _retrieved(repo, "cache/loader.py", "bcc.store", "bcc.", similar=False)
-    hop = [q for q in res.queries if q.purpose == "second hop"]
-    assert [(q.identifier, q.paths) for q in hop] == [("BytecodeCache", ("cache/buckets.py",))]
-    wanted = line_of(repo, "cache/buckets.py", r"def store_bucket")
-    assert covering(res, "cache/buckets.py", wanted), describe(res)
+    _reached_by_one_hop(repo, res, "BytecodeCache", "cache/buckets.py", r"def store_bucket")
 
 
 @pytest.fixture(scope="module")
