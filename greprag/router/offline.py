@@ -135,7 +135,7 @@ class OfflineRouter:
             queries.append(query)
         # slots of their own: they often find nothing, and displacing probes for them cost
         # line tasks their gold (docs/benchmarks.md)
-        queries += [q for q in test_subject_probes(ctx, w.test_subject) if q not in queries]
+        queries += self._test_subjects(queries, ctx)
         queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries, router=self.name)
 
@@ -147,10 +147,12 @@ class OfflineRouter:
         model ranks its queries by order, not weight, so none of them is displaced."""
         queries = list(plan.queries)
         queries += self._must_haves(queries, ctx, imported or {})
-        queries += [
-            q for q in test_subject_probes(ctx, self.weights.test_subject) if q not in queries
-        ]
+        queries += self._test_subjects(queries, ctx)
         return replace(plan, queries=queries)
+
+    def _test_subjects(self, queries: list[Query], ctx: LocalContext) -> list[Query]:
+        """Inside a test, the probes of what its names name that ``queries`` lack."""
+        return [q for q in test_subject_probes(ctx, self.weights.test_subject) if q not in queries]
 
     def _must_haves(
         self, queries: list[Query], ctx: LocalContext, imported: dict[str, str]
