@@ -218,3 +218,36 @@ def test_a_java_class_outline_shows_the_method_that_matched_whole():
     python = MergedRange("styles.py", 1, len(BIG_CLASS), 1.0, "similar", match_lines={6, 7})
     shown = pack([python], lines, budget=4096, max_block_tokens=512).blocks[0]
     assert shown.outline and "compute_style_value" not in shown.text
+
+
+def test_definition_headers_are_found_as_the_pattern_alone_finds_them():
+    """``_def_headers`` skips lines that cannot start a header before matching: it finds
+    exactly the lines ``_DEF_HEADER`` matches, in every language's form."""
+    from greprag.fusion.pack import _DEF_HEADER, _def_headers
+
+    lines = [
+        "def load(path):",
+        "    async def fetch(self):",
+        "class Store(Base):",
+        "\tfn parse(input: &str) -> u32 {",
+        "func (s *Server) Serve() error {",
+        "export function render() {",
+        "function render() {",
+        "  public static <T> List<T> copy(List<T> items) {",
+        "  private final Map<String, Integer> counts = new HashMap<>();",
+        "    protected abstract void run();",
+        "  override fun close() {",
+        "    virtual int Size() const;",
+        "  final int size() {",
+        "  static int total(int[] values) {",
+        "    result = compute(values)  # def in a comment",
+        "  defaultValue(x);",
+        "  classify(x);",
+        "  functional(y);",
+        "  publicKey.sign(data);",
+        "",
+        "    return (a, b)",
+    ]
+    expected = [n for n, line in enumerate(lines, 1) if _DEF_HEADER.match(line)]
+    assert len(expected) >= 10
+    assert _def_headers(lines, 1, len(lines)) == expected
