@@ -172,11 +172,15 @@ def _signatures_only(outline: str) -> str:
 
 _DECORATION = re.compile(r"\s*(@|#\[|\[|/\*\*|\*|//|$)")
 _CLASS_HEADER = re.compile(r"\b(class|interface|enum|record|struct|trait|impl)\s+\w")
+_DEFINERS = "def|class|fn|func|function"  # the keyword a definition starts with
+_MODIFIERS = "public|private|protected|static|final|abstract|override|async|virtual"
 _DEF_HEADER = re.compile(
-    r"\s*((async\s+)?def|class|fn|func|function)\s+\w|"
-    r"\s*((public|private|protected|static|final|abstract|override|async|virtual)\s+)+"
+    rf"\s*((async\s+)?{_DEFINERS})\s+\w|"
+    rf"\s*(({_MODIFIERS})\s+)+"
     r"[\w<>\[\], .?]+\("
 )
+# the words ``_DEF_HEADER`` lets a line start with (after its indentation)
+_HEADER_STARTS = (*_DEFINERS.split("|"), *_MODIFIERS.split("|"))
 
 
 # a method with no modifier (Java's package-private), its body elided: ``Queue queue() { ... }``
@@ -202,13 +206,6 @@ def _def_headers(lines: Sequence[str], first: int, last: int) -> list[int]:
         part = _HEADERS.get(lines, ("headers", chunk), lambda low=low: _chunk_headers(lines, low))
         found += part[bisect_left(part, first) : bisect_right(part, last)]
     return found
-
-
-# the words ``_DEF_HEADER`` lets a line start with (after its indentation)
-_HEADER_STARTS = (
-    *("async", "def", "class", "fn", "func"),
-    *("public", "private", "protected", "static", "final", "abstract", "override", "virtual"),
-)
 
 
 def _chunk_headers(lines: Sequence[str], low: int) -> list[int]:
