@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Set
+from dataclasses import dataclass
 from pathlib import Path
 
 from greprag.context import ImportRef, LocalContext
@@ -97,3 +99,41 @@ def _suffix_match(suffix: str, known_files: Set[str] | None) -> str | None:
         if ("/" + path).endswith(suffix):
             return path
     return None
+
+
+_JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
+# where a package declaration is looked for: past a license header, and a file without
+# one (the default package) is not read to its end
+_PACKAGE_CHARS = 20_000
+
+
+@dataclass(frozen=True)
+class PackageScope:
+    """The Java package of the cursor's file: its classes need no import, unless a
+    single-type import of the same simple name shadows them."""
+
+    folder: str  # ``com/x/y``
+    shadowed: frozenset[str]  # simple names the file imports
+
+    @classmethod
+    def of(cls, ctx: LocalContext) -> PackageScope | None:
+        if ctx.lang != "java":
+            return None
+        match = _JAVA_PACKAGE.search(ctx.before, 0, _PACKAGE_CHARS)
+        if match is None:
+            return None
+        names = frozenset(ref.local_name for ref in ctx.imports if ref.name)
+        return cls(match.group(1).replace(".", "/"), names)
+
+    def defines(self, path: str, names: list[str]) -> bool:
+        """Whether ``path`` is the file of one of the classes ``names`` of this package
+        (under any source root)."""
+        if not path.endswith(".java"):
+            return False
+        folder, _, file = path.rpartition("/")
+        name = file[: -len(".java")]
+        return (
+            name in names
+            and name not in self.shadowed
+            and (folder == self.folder or folder.endswith("/" + self.folder))
+        )

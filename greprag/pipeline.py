@@ -17,7 +17,7 @@ from greprag.explain import explain_retrieval
 from greprag.files import FileCache, FileStore
 from greprag.fusion.assemble import assemble
 from greprag.fusion.score import ScoreWeights, score_candidates
-from greprag.imports import resolve_imports
+from greprag.imports import PackageScope, resolve_imports
 from greprag.models import QueryPlan, Result
 from greprag.rg import shared_threads
 from greprag.router import OfflineRouter, Router
@@ -186,6 +186,7 @@ class Retriever:
             imported=imported,
             method=s.rerank,
             weights=self.weights,
+            package=PackageScope.of(ctx),
         )
         clock.lap("rerank")
         routes = {"grep": "always on"}

@@ -5,7 +5,9 @@ prior, and bonuses for where the imports point.
 where the best BM25 is that of the candidates that matched something (the current file's
 next door, offered for its nearness, would otherwise often set the scale and rescale
 the whole ranking); plus
-``import_bonus`` for a definition found exactly where the probed name's import points and
+``import_bonus`` for a definition found exactly where the probed name's import points
+(``PACKAGE_SHARE`` of it for a Java class found in the file's own package, which needs no
+import: the folder of a package may recur in several modules) and
 ``definition_bonus`` for hits of definition probes. The weights were tuned on the benchmark
 (docs/benchmarks.md); ``rerank = "jaccard"`` ranks by Jaccard alone (the paper's Naive
 GrepRAG), ``none`` by the prior alone.
@@ -17,9 +19,12 @@ from dataclasses import dataclass, replace
 
 from greprag.config import Settings
 from greprag.fusion.bm25 import rerank, rerank_scores
+from greprag.imports import PackageScope
 from greprag.models import Candidate, Query, QueryPlan
 
 __all__ = ["ScoreWeights", "import_files", "score_candidates"]
+
+PACKAGE_SHARE = 0.25  # of the import bonus (tuned: a half, or all, lost line tasks)
 
 
 @dataclass(frozen=True)
@@ -54,8 +59,10 @@ def score_candidates(
     imported: dict[str, str],
     method: str,
     weights: ScoreWeights,
+    package: PackageScope | None = None,
 ) -> list[Candidate]:
-    """New candidates with their final score, best first (ties keep the route's order)."""
+    """New candidates with their final score, best first (ties keep the route's order);
+    ``package``: the cursor file's Java package."""
     if method == "jaccard":
         return rerank(candidates, window, "jaccard")
     bm25 = rerank_scores([c.text for c in candidates], window, method)
@@ -70,6 +77,13 @@ def score_candidates(
             purpose != "usage" and query and cand.path in import_files(query, imported)
         ):  # the definition sits where the import, or the receiver's declared type, points
             score += weights.import_bonus
+        elif (
+            package
+            and purpose != "usage"
+            and query
+            and package.defines(cand.path, query.identifier.split(","))
+        ):  # a class of the file's own package, which needs no import
+            score += weights.import_bonus * PACKAGE_SHARE
         if purpose == "definition":
             score += weights.definition_bonus
         scored.append(replace(cand, score=score))

@@ -581,3 +581,45 @@ def test_the_gaps_stay_closed_when_a_model_plans(
     assert res.router == "llm" and res.queries[0].pattern == useless["pattern"], res.fallbacks
     assert len(res.queries) > 1
     assert covering(res, wanted_file, line_of(where, wanted_file, wanted)), describe(res)
+
+
+def _widget(package: str) -> str:
+    return f"package {package};\n\npublic class Widget {{\n    int price() {{ return 2; }}\n}}\n"
+
+
+SHOP = {
+    "core/src/com/acme/shop/Widget.java": _widget("com.acme.shop"),
+    # another module's Widget, as good a match, listed first: it stays first unless the
+    # cursor's package counts
+    "app/src/org/old/Widget.java": _widget("org.old"),
+    "core/test/com/acme/shop/CartTest.java": (
+        "package com.acme.shop;\n"
+        "\n"
+        "{import}"
+        "public class CartTest {\n"
+        "    int cartTotal(int basket) {\n"
+        "        Widget widget = new Widget();\n"
+        "        return widget.price() * basket;\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("imported", "first"),
+    [("", "core/src/com/acme/shop/Widget.java"), ("javax.swing", "app/src/org/old/Widget.java")],
+)
+def test_a_java_class_of_the_files_own_package_ranks_as_found_where_its_package_is(
+    tmp_path, imported, first
+):
+    """``Widget`` needs no import in its own package, in another source root; a
+    single-type import of another ``Widget`` (outside the repository) shadows it."""
+    files = dict(SHOP)
+    test = "core/test/com/acme/shop/CartTest.java"
+    header = f"import {imported}.Widget;\n\n" if imported else ""
+    files[test] = files[test].replace("{import}", header)
+    repo = _repo(tmp_path / "shop", files)
+    res = _retrieved(repo, test, "widget.price", "widget.", similar=False)
+    order = [b.path for b in res.blocks if b.path.endswith("/Widget.java")]
+    assert order[0] == first and len(order) == 2
