@@ -109,24 +109,27 @@ _PACKAGE_CHARS = 20_000
 
 @dataclass(frozen=True)
 class PackageScope:
-    """The Java package of the cursor's file: its classes need no import, unless a
-    single-type import of the same simple name shadows them."""
+    """The Java packages whose classes the cursor's file names without importing each:
+    its own, and those it imports whole (``import a.b.*;``), unless a single-type import
+    of the same simple name shadows them."""
 
-    folder: str  # ``com/x/y``
-    shadowed: frozenset[str]  # simple names the file imports
+    folders: tuple[str, ...]  # ``com/x/y``
+    shadowed: frozenset[str]  # simple names the file imports one by one
 
     @classmethod
     def of(cls, ctx: LocalContext) -> PackageScope | None:
         if ctx.lang != "java":
             return None
         match = _JAVA_PACKAGE.search(ctx.before, 0, _PACKAGE_CHARS)
-        if match is None:
+        own = [match.group(1)] if match else []
+        packages = [*own, *(ref.module for ref in ctx.imports if ref.name is None)]
+        if not packages:
             return None
         names = frozenset(ref.local_name for ref in ctx.imports if ref.name)
-        return cls(match.group(1).replace(".", "/"), names)
+        return cls(tuple(p.replace(".", "/") for p in dict.fromkeys(packages)), names)
 
     def defines(self, path: str, names: list[str]) -> bool:
-        """Whether ``path`` is the file of one of the classes ``names`` of this package
+        """Whether ``path`` is the file of one of the classes ``names`` of these packages
         (under any source root)."""
         if not path.endswith(".java"):
             return False
@@ -135,5 +138,5 @@ class PackageScope:
         return (
             name in names
             and name not in self.shadowed
-            and (folder == self.folder or folder.endswith("/" + self.folder))
+            and any(folder == f or folder.endswith("/" + f) for f in self.folders)
         )

@@ -113,16 +113,17 @@ def test_the_receiver_types_definition_ranks_with_the_imported_definitions():
     assert ranked[0].score == pytest.approx(weights.prior * 0.9 + weights.import_bonus)
 
 
-def test_a_java_files_package_scope_holds_its_classes_in_any_source_root_unless_imported():
+def test_a_java_files_package_scope_holds_its_and_star_imported_classes_unless_shadowed():
     from greprag.context import build_local_context
     from greprag.imports import PackageScope
 
     head = "/* license */\npackage com.acme.shop;\n\nimport java.util.List;\nimport org.y.*;\n\n"
     scope = PackageScope.of(build_local_context(head + "class Cart {\n    ", lang="java"))
-    assert scope is not None and scope.folder == "com/acme/shop"
+    assert scope is not None and scope.folders == ("com/acme/shop", "org/y")
     assert scope.defines("core/src/com/acme/shop/Widget.java", ["Item", "Widget"])
     assert not scope.defines("core/src/com/acme/shop/sub/Widget.java", ["Widget"])
     assert not scope.defines("core/src/xcom/acme/shop/Widget.java", ["Widget"])
     assert not scope.defines("core/src/com/acme/shop/List.java", ["List"])  # imported
+    assert scope.defines("lib/org/y/Tool.java", ["Tool"])  # imported with its package
     assert PackageScope.of(build_local_context("class Cart {\n    ", lang="java")) is None
     assert PackageScope.of(build_local_context("import os\n", lang="python")) is None
