@@ -1,7 +1,8 @@
 """Router gaps of issue 8, each on a small repository written here and searched by real rg:
 an open call whose import is traced is always probed, ``self.`` / ``this.`` reach the base
-classes and their members, and a local method does not mask an imported function; and
-the cursor's own file below the cursor, which the prompt does not show."""
+classes and their members, and a local method does not mask an imported function; the
+cursor's own file below the cursor, which the prompt does not show; and a Java class of
+the file's own package, found where an import would point."""
 
 from __future__ import annotations
 
