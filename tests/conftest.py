@@ -85,6 +85,13 @@ class Cursor:
         return {"file": self.file, "line": self.line, "column": self.column}
 
 
+def outline(text: str, lang: str, start: int, end: int, spans=None, analysis=None) -> str:
+    """The text of ``syntax.outlined`` (most tests compare outlines as text)."""
+    from greprag.syntax import outlined
+
+    return outlined(text, lang, start, end, spans, analysis).text
+
+
 def cursor(repo: Path, file: str, line_contains: str, prefix: str) -> Cursor:
     """The cursor just after ``prefix`` on the first line of ``file`` with ``line_contains``."""
     for number, text in enumerate(read_lines(repo, file), start=1):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from greprag.syntax import class_outlined, file_spans, outlined
+from greprag.syntax import class_outlined, file_spans
 from greprag.syntax.grammars import grammar_key
 from greprag.syntax.members import class_analysis, units_analysis
 from greprag.syntax.outline import _class_in
@@ -21,13 +21,9 @@ from greprag.syntax.spans import Span
 from greprag.syntax.treesitter import tree_analysis
 from tests.comparison.conftest import fetch
 from tests.comparison.test_scan_vs_treesitter import JAVA, PYTHON
+from tests.conftest import outline
 
 pytestmark = pytest.mark.comparison
-
-
-def outline(text: str, lang: str, start: int, end: int, spans=None, analysis=None) -> str:
-    """The outline's text."""
-    return outlined(text, lang, start, end, spans, analysis).text
 
 
 @pytest.mark.parametrize("source", [PYTHON, JAVA], ids=lambda s: s.lang)

@@ -19,16 +19,10 @@ from greprag.syntax import (
     definition_spans,
     expand_range,
     file_spans,
-    outlined,
 )
 from greprag.syntax.members import class_analysis
 from greprag.syntax.scan import LocalExpander, class_skeleton, enclosing_class
-
-
-def outline(text: str, lang: str, start: int, end: int, spans=None) -> str:
-    """The outline's text."""
-    return outlined(text, lang, start, end, spans).text
-
+from tests.conftest import outline
 
 PYTHON = '''\
 import os
