@@ -78,6 +78,22 @@ class Candidate:
     queries: tuple[int, ...] = ()
     prior: float = 0.0
 
+    def rescored(self, score: float) -> Candidate:
+        """A copy with ``score``: what ``dataclasses.replace`` gives, for a third of its
+        time (every retrieval re-scores a few hundred candidates)."""
+        return Candidate(
+            path=self.path,
+            start_line=self.start_line,
+            end_line=self.end_line,
+            text=self.text,
+            route=self.route,
+            query_index=self.query_index,
+            match_lines=self.match_lines,
+            score=score,
+            queries=self.queries,
+            prior=self.prior,
+        )
+
 
 @dataclass
 class Block:

@@ -15,7 +15,7 @@ GrepRAG), ``none`` by the prior alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from greprag.config import Settings
 from greprag.fusion.bm25 import rerank, rerank_scores
@@ -86,5 +86,5 @@ def score_candidates(
             score += weights.import_bonus * PACKAGE_SHARE
         if purpose == "definition":
             score += weights.definition_bonus
-        scored.append(replace(cand, score=score))
+        scored.append(cand.rescored(score))
     return sorted(scored, key=lambda c: -c.score)

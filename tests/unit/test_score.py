@@ -127,3 +127,25 @@ def test_a_java_files_package_scope_holds_its_and_star_imported_classes_unless_s
     assert scope.defines("lib/org/y/Tool.java", ["Tool"])  # imported with its package
     assert PackageScope.of(build_local_context("class Cart {\n    ", lang="java")) is None
     assert PackageScope.of(build_local_context("import os\n", lang="python")) is None
+
+
+def test_a_rescored_candidate_keeps_every_other_field():
+    """``Candidate.rescored`` names each field itself (``replace`` is slow on the hot
+    path): a field added to ``Candidate`` must be added there, or this fails."""
+    from dataclasses import fields
+
+    values = {
+        "path": "pkg/a.py",
+        "start_line": 3,
+        "end_line": 9,
+        "text": "def a():\n    return 1",
+        "route": SIMILAR_ROUTE,
+        "query_index": 2,
+        "match_lines": (4, 5),
+        "score": 0.25,
+        "queries": (2, 7),
+        "prior": 0.6,
+    }
+    assert set(values) == {f.name for f in fields(Candidate)}
+    candidate = Candidate(**values)
+    assert candidate.rescored(0.75) == replace(candidate, score=0.75)
