@@ -11,7 +11,6 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from functools import lru_cache
 from itertools import chain
 
@@ -136,8 +135,14 @@ def rerank_scores(texts: Sequence[str], query_text: str, method: str = "bm25") -
 @lru_cache(maxsize=8192)
 def _text_tokens(text: str) -> tuple[str, ...]:
     """``code_tokens`` of a candidate's text, remembered: the same windows come back
-    from one retrieval to the next."""
-    return tuple(code_tokens(text))
+    from one retrieval to the next. Tokenized line by line (no token spans a newline):
+    a retrieval's windows overlap, and a line is tokenized once."""
+    return tuple(chain.from_iterable(map(_line_tokens, text.split("\n"))))
+
+
+@lru_cache(maxsize=1 << 16)
+def _line_tokens(line: str) -> tuple[str, ...]:
+    return tuple(code_tokens(line))
 
 
 def rerank(candidates: list[Candidate], query_text: str, method: str = "bm25") -> list[Candidate]:
@@ -146,5 +151,5 @@ def rerank(candidates: list[Candidate], query_text: str, method: str = "bm25") -
     if method == "none":
         return list(candidates)
     scores = rerank_scores([c.text for c in candidates], query_text, method)
-    scored = [replace(c, score=s) for c, s in zip(candidates, scores, strict=True)]
+    scored = [c.rescored(s) for c, s in zip(candidates, scores, strict=True)]
     return sorted(scored, key=lambda c: -c.score)

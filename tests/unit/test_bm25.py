@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from greprag.fusion.bm25 import code_tokens, rerank
+from greprag.fusion.bm25 import _text_tokens, code_tokens, rerank
 from greprag.models import Candidate
 
 
@@ -42,3 +42,10 @@ def test_bm25_scores_match_rank_bm25():
     query = code_tokens("data = self.loader.load_batch(index) # config run run")
     expected = BM25Okapi(docs).get_scores(query)
     assert bm25_scores(docs, query) == pytest.approx(list(expected), rel=1e-9, abs=1e-12)
+
+
+def test_a_candidates_tokens_read_line_by_line_are_its_tokens_read_whole():
+    """Candidates are tokenized per line (cached across overlapping windows): no token
+    may span a newline, whatever sits at the line ends."""
+    text = "getUserById(\n  load_batch$1)\n\n42abc\r\n$ref.x_\n\tclass Foo_Bar:"
+    assert list(_text_tokens(text)) == code_tokens(text)
