@@ -68,7 +68,7 @@ _JS_IMPORT = re.compile(
     r"^\s*(?:const|let|var)\s+(.+?)\s*=\s*require\(\s*['\"]([^'\"]+)['\"]\s*\)"
 )
 _GO_IMPORT = re.compile(r"^\s*(?:import\s+)?(?:(\w+)\s+)?\"([\w./-]+)\"")
-_RUST_USE = re.compile(r"^\s*(?:pub\s+)?use\s+([\w:]+)(?:::\{([^}]*)\})?")
+_RUST_USE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+")
 _CS_USING = re.compile(r"^\s*using\s+(?:static\s+)?([\w.]+)\s*;")
 
 _PY_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\((.*)")
@@ -145,15 +145,54 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
         elif lang == "go" and (m := _GO_IMPORT.match(line)) and ("import" in line or '"' in line):
             refs.append(ImportRef(m.group(2), None, m.group(1), number))
         elif lang == "rust" and (m := _RUST_USE.match(line)):
-            if m.group(2):
-                for name in re.findall(r"\w+", m.group(2)):
-                    refs.append(ImportRef(m.group(1), name, None, number))
-            else:
-                module, _, name = m.group(1).rpartition("::")
-                refs.append(ImportRef(module, name, None, number))
+            statement = line[m.end() :]
+            for more in lines[number : number + 200]:  # ``use a::{`` goes on below
+                if ";" in statement:
+                    break
+                statement += " " + more.split("//", 1)[0]
+            refs += _rust_uses([], statement.split(";", 1)[0], number)
         elif lang == "csharp" and (m := _CS_USING.match(line)):
             refs.append(ImportRef(m.group(1), None, None, number))
     return refs
+
+
+def _rust_uses(prefix: list[str], tree: str, number: int) -> list[ImportRef]:
+    """The names a ``use`` tree brings in: ``a::B``, ``a::B as C``, each of ``a::{B,
+    c::{D, E as F}, self}`` (``self``: the module ``a`` itself), the module of ``a::*``."""
+    refs = []
+    for item in _top_level_items(tree):
+        if "{" in item:
+            head, _, inner = item.partition("{")
+            path = prefix + [p for p in head.strip().split("::") if p]
+            refs += _rust_uses(path, inner.rsplit("}", 1)[0], number)
+            continue
+        words = item.split()
+        if not words:
+            continue
+        alias = words[2] if len(words) == 3 and words[1] == "as" else None
+        parts = prefix + [p for p in words[0].split("::") if p]
+        if parts and parts[-1] == "*":
+            refs.append(ImportRef("::".join(parts[:-1]), None, None, number))
+        elif parts and parts[-1] == "self":
+            if len(parts) >= 2:
+                refs.append(ImportRef("::".join(parts[:-2]), parts[-2], alias, number))
+        elif parts and parts[-1].isidentifier():
+            refs.append(ImportRef("::".join(parts[:-1]), parts[-1], alias, number))
+    return refs
+
+
+def _top_level_items(tree: str) -> list[str]:
+    """``tree`` cut at the commas outside braces."""
+    items, depth, start = [], 0, 0
+    for at, char in enumerate(tree):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(tree[start:at])
+            start = at + 1
+    return [*items, tree[start:]]
 
 
 def _indent(line: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from greprag.context import build_local_context
+from greprag.context import build_local_context, parse_imports
 
 
 @pytest.mark.parametrize(
@@ -96,3 +96,28 @@ def test_a_python_with_item_binds_its_name_to_the_call():
     )
     ctx = build_local_context(before, lang="python")
     assert ctx.assignments == {"bar": "make_bar", "fh": "open", "resp": "self.client.stream"}
+
+
+def test_rust_use_trees_name_each_import_across_lines():
+    """Groups, nested groups, ``self``, aliases, globs and a tree over several lines (as
+    rustfmt writes one), each name with its module path."""
+    lines = [
+        "use std::io::{self, Write};",
+        "pub(crate) use crate::x::Y as Z;",
+        "use super::*;",
+        "use crate::{",
+        "    ast::{self, Ast as Tree},  // the syntax",
+        "    hir::Hir,",
+        "};",
+        "fn main() {}",
+    ]
+    found = [(r.module, r.name, r.alias, r.line) for r in parse_imports(lines, "rust")]
+    assert found == [
+        ("std", "io", None, 1),
+        ("std::io", "Write", None, 1),
+        ("crate::x", "Y", "Z", 2),
+        ("super", None, None, 3),
+        ("crate", "ast", None, 4),
+        ("crate::ast", "Ast", "Tree", 4),
+        ("crate::hir", "Hir", None, 4),
+    ]
