@@ -53,6 +53,49 @@ def _js_candidates(ref: ImportRef, current: str | None) -> list[str]:
     return [stem + s for s in suffixes]
 
 
+_RUST_ROOTS = ("lib", "main")  # a crate's root module files, in its ``src`` folder
+
+
+def _rust_candidates(ref: ImportRef, current: str | None) -> list[str]:
+    """The files a ``use crate::…``, ``self::…`` or ``super::…`` path may name: the last
+    name as a module of its own first, then the module holding it (``a/b.rs`` or
+    ``a/b/mod.rs``; a crate root is ``lib.rs`` or ``main.rs``). Any other path is
+    another crate's (the standard library, a dependency)."""
+    parts = [p for p in ref.module.split("::") if p]
+    if not parts or parts[0] not in ("crate", "self", "super") or current is None:
+        return []
+    folder, stem = posixpath.split(current)
+    stem = stem.rsplit(".", 1)[0]
+    at = ("/" + folder + "/").rfind("/src/")
+    root = folder[: at + 3] if at >= 0 else ""  # the crate's ``src`` folder
+    own = folder if stem in ("mod", *_RUST_ROOTS) else posixpath.join(folder, stem)
+    head, rest = parts[0], parts[1:]
+    if head == "crate":
+        base = root
+    elif head == "self":
+        base = own
+    else:
+        base = posixpath.dirname(own)
+        while rest and rest[0] == "super":
+            base, rest = posixpath.dirname(base), rest[1:]
+    module = posixpath.join(base, *rest)
+    found = []
+    if ref.name and ref.name not in ("self", "*"):
+        found += [
+            posixpath.join(module, f"{ref.name}.rs"),
+            posixpath.join(module, ref.name, "mod.rs"),
+        ]
+    if rest:
+        found += [f"{module}.rs", posixpath.join(module, "mod.rs")]
+    elif head == "self":
+        found.append(current)
+    elif base == root:
+        found += [posixpath.join(root, f"{name}.rs") for name in _RUST_ROOTS]
+    else:
+        found += [f"{base}.rs", posixpath.join(base, "mod.rs")]
+    return found
+
+
 def resolve_imports(
     ctx: LocalContext, repo: Path, known_files: Set[str] | None = None
 ) -> dict[str, str]:
@@ -69,6 +112,8 @@ def resolve_imports(
             candidates = _java_candidates(ref)
         elif ctx.lang in ("javascript", "typescript"):
             candidates = _js_candidates(ref, ctx.path)
+        elif ctx.lang == "rust":
+            candidates = _rust_candidates(ref, ctx.path)
         else:
             candidates = []
         for candidate in candidates:

@@ -92,3 +92,29 @@ def test_receiver_types_reads_the_class_a_receiver_is_bound_to_elsewhere():
         ("Cache", "second hop", 0.9),
     ]
     assert probes[0].pattern == r"^\s*class\s+BlobStore\b"
+
+
+def test_rust_use_paths_resolve_to_the_crates_own_module_files(tmp_path):
+    """``crate::``, ``self::`` and ``super::`` name the crate's modules (``a/b.rs`` or
+    ``a/b/mod.rs``, the crate root ``lib.rs``); ``std::`` and other crates name none."""
+    for rel in ("src/lib.rs", "src/ast/mod.rs", "src/ast/parse.rs", "src/ast/print/mod.rs"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    before = (
+        "use std::fmt::Display;\n"
+        "use serde::Serialize;\n"
+        "use crate::ast::parse::Parser;\n"
+        "use super::{Ast, Span};\n"
+        "use super::print::Printer;\n"
+        "use super::super::Error;\n"
+        "use self::helpers::Helper;\n"
+        "fn f() {\n    "
+    )
+    ctx = build_local_context(before, path="src/ast/parse.rs", lang="rust", line=9)
+    assert resolve_imports(ctx, tmp_path) == {
+        "Parser": "src/ast/parse.rs",
+        "Ast": "src/ast/mod.rs",
+        "Span": "src/ast/mod.rs",
+        "Printer": "src/ast/print/mod.rs",
+        "Error": "src/lib.rs",
+    }
