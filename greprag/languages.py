@@ -229,6 +229,7 @@ RUST = Language(
         "variable": r"\b(let|const|static)\s+(mut\s+)?{name}\b",
     },
     grammar="tree_sitter_rust",
+    import_probe=r"\b(struct|enum|trait|type|union|fn|const|static)\s+{names}\b",
     wildcards=replace(BRACE_WILDCARDS, method_prefix=r"\bfn\s+{name}\w*\s*[<(]"),
 )
 

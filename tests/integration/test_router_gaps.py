@@ -624,3 +624,46 @@ def test_a_java_class_of_the_files_own_package_ranks_as_found_where_its_package_
     res = _retrieved(repo, test, "widget.price", "widget.", similar=False)
     order = [b.path for b in res.blocks if b.path.endswith("/Widget.java")]
     assert order[0] == first and len(order) == 2
+
+
+CRATE = {
+    "Cargo.toml": '[package]\nname = "shapes"\nversion = "0.1.0"\n',
+    "src/lib.rs": "pub mod geometry;\npub mod render;\n",
+    "src/geometry/mod.rs": "pub mod circle;\n",
+    "src/geometry/circle.rs": (
+        "pub struct Circle {\n"
+        "    pub radius: f64,\n"
+        "}\n"
+        "\n"
+        "impl Circle {\n"
+        "    pub fn with_radius(radius: f64) -> Circle {\n"
+        "        Circle { radius }\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/render.rs": (
+        "use std::fmt::Write;\n"
+        "use crate::geometry::circle::Circle;\n"
+        "\n"
+        "pub fn unit_disc() -> String {\n"
+        "    let mut out = String::new();\n"
+        "    let shape = Circle::with_radius(1.0);\n"
+        '    write!(out, "{}", shape.radius).unwrap();\n'
+        "    out\n"
+        "}\n"
+    ),
+}
+
+
+def test_a_rust_name_imported_from_the_crate_is_probed_where_its_path_points(tmp_path):
+    """``use crate::geometry::circle::Circle`` is the crate's own: at the name's first use
+    its definition is probed, and found where the path points, first (before, every
+    imported name counted as another crate's and none was sought; ``Write`` of ``std``
+    still is not). Similar code off: the probe alone."""
+    repo = _repo(tmp_path / "shapes", CRATE)
+    res = _retrieved(repo, "src/render.rs", "let shape = Circle", "let shape = ", similar=False)
+    probes = [q.identifier for q in res.queries if q.purpose == "import"]
+    assert probes == ["Circle"], describe(res)
+    first = res.blocks[0]
+    assert (first.path, first.start_line) == ("src/geometry/circle.rs", 1), describe(res)
+    assert "pub struct Circle {" in res.context, describe(res)
