@@ -30,6 +30,16 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "cache"))
 
 
+def written_repo(root: Path, files: dict[str, str]) -> Path:
+    """``files`` (path → text) written under ``root``, made a git work tree, all added."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "."], check=True)
+    return root
+
+
 def _git_copy(src: Path, dest: Path) -> Path:
     """Copy a fixture repo to ``dest`` and make it a git work tree (so .gitignore applies)."""
     shutil.copytree(src, dest)

@@ -3,10 +3,10 @@ answer."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from bench.inherited import measure, sample
+from tests.conftest import written_repo
 
 FILES = {
     "kit/__init__.py": "",
@@ -32,12 +32,7 @@ FILES = {
 
 
 def _repo(root: Path) -> Path:
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run(["git", "-C", str(root), "add", "."], check=True)
-    return root
+    return written_repo(root, FILES)
 
 
 def test_cursors_are_members_defined_beyond_the_direct_bases(tmp_path: Path):
