@@ -295,6 +295,22 @@ def _unpack_bsh(deb: Path, dest: Path) -> None:
         tar.extractall(dest, filter="data")
 
 
+_CARGO_REGISTRY = "./usr/share/cargo/registry/"  # where a librust-*-dev package keeps its crate
+
+
+def _unpack_crate(deb: Path, dest: Path) -> None:
+    """A Debian ``librust-*-dev`` package's crate, its folder as the root."""
+    with _deb_data(deb) as tar:
+        for member in tar.getmembers():
+            if not member.isfile() or not member.name.startswith(_CARGO_REGISTRY):
+                continue
+            parts = member.name[len(_CARGO_REGISTRY) :].split("/", 1)
+            if len(parts) == 2 and ".." not in parts[1].split("/"):
+                target = dest / parts[1]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(tar.extractfile(member).read())
+
+
 def _npm_pack(corpus: Corpus, into: Path) -> Path:
     proc = _run(
         [
@@ -360,7 +376,10 @@ def _fetch_into(corpus: Corpus, downloads: Path, dest: Path) -> None:
         _unpack_wheel(_download_pypi(corpus, downloads), dest)
     elif corpus.source == "debian":
         deb = _apt_download(corpus, downloads)
-        (_unpack_jdk if corpus.name == "jdk17" else _unpack_bsh)(deb, dest)
+        if corpus.lang == "rust":
+            _unpack_crate(deb, dest)
+        else:
+            (_unpack_jdk if corpus.name == "jdk17" else _unpack_bsh)(deb, dest)
     elif corpus.source == "npm":
         _unpack_tar(_npm_pack(corpus, downloads), dest, corpus.keep)
     elif corpus.source == "sdist":

@@ -115,3 +115,31 @@ def test_a_download_that_fails_is_one_line_and_exit_1(tmp_path, monkeypatch, cap
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1
     assert err[-1].startswith("bench: ") and "404" in err[-1]
+
+
+def _deb(path: Path, files: dict[str, str]) -> Path:
+    """A Debian package (an ``ar`` archive) whose data.tar.gz holds ``files``."""
+    data = _tarball(path.with_suffix(".tar.gz"), files).read_bytes()
+    members = [("debian-binary", b"2.0\n"), ("data.tar.gz", data)]
+    out = bytearray(b"!<arch>\n")
+    for name, body in members:
+        out += f"{name + '/':<16}{0:<12}{0:<6}{0:<6}{'100644':<8}{len(body):<10}`\n".encode()
+        out += body + (b"\n" if len(body) % 2 else b"")
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_a_rust_crate_package_unpacks_its_crate_folder_as_the_root(tmp_path):
+    deb = _deb(
+        tmp_path / "librust-x-dev.deb",
+        {
+            "./usr/share/cargo/registry/x-1.0.0/Cargo.toml": "[package]\n",
+            "./usr/share/cargo/registry/x-1.0.0/src/lib.rs": "pub mod a;\n",
+            "./usr/share/cargo/registry/x-1.0.0/../../escape.rs": "no\n",
+            "./usr/share/doc/librust-x-dev/copyright": "no\n",
+        },
+    )
+    dest = tmp_path / "crate"
+    corpora._unpack_crate(deb, dest)
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+    assert files == ["Cargo.toml", "src/lib.rs"]
