@@ -143,7 +143,7 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
                 if parts[0] not in ("type", "as"):
                     refs.append(ImportRef(source, parts[0], alias, number))
         elif lang == "go" and (m := _GO_IMPORT.match(line)) and ("import" in line or '"' in line):
-            refs.append(ImportRef(m.group(2), None, m.group(1), number))
+            refs.append(ImportRef(m.group(2), None, m.group(1) or go_package(m.group(2)), number))
         elif lang == "rust" and (m := _RUST_USE.match(line)):
             statement = line[m.end() :]
             for more in lines[number : number + 200]:  # ``use a::{`` goes on below
@@ -154,6 +154,18 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
         elif lang == "csharp" and (m := _CS_USING.match(line)):
             refs.append(ImportRef(m.group(1), None, None, number))
     return refs
+
+
+_GO_MAJOR = re.compile(r"v\d+")
+
+
+def go_package(path: str) -> str:
+    """The name a Go import path is used by when not renamed: its last element, less a
+    major version (``…/yaml/v3``, ``gopkg.in/yaml.v3``: ``yaml``)."""
+    parts = path.split("/")
+    if len(parts) > 1 and _GO_MAJOR.fullmatch(parts[-1]):
+        parts.pop()
+    return re.sub(r"\.v\d+$", "", parts[-1])
 
 
 def _rust_uses(prefix: list[str], tree: str, number: int) -> list[ImportRef]:
