@@ -9,7 +9,7 @@ from collections.abc import Set
 from dataclasses import dataclass
 from pathlib import Path
 
-from greprag.context import ImportRef, LocalContext
+from greprag.context import ImportRef, LocalContext, go_package
 
 _SOURCE_ROOTS = ("", "src/", "lib/", "src/main/java/", "source/")
 
@@ -96,6 +96,37 @@ def _rust_candidates(ref: ImportRef, current: str | None) -> list[str]:
     return found
 
 
+def go_module(repo: Path) -> str | None:
+    """The module path the repository's ``go.mod`` declares, or None."""
+    try:
+        text = (repo / "go.mod").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    found = _GO_MODULE.search(text)
+    return found.group(1).strip('"') if found else None
+
+
+_GO_MODULE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
+
+
+def _go_candidates(ref: ImportRef, repo: Path, module: str | None) -> list[str]:
+    """The source files of an import of the repository's own module (a package is a
+    folder): the one named after the package first, then the others not of tests, in
+    name order; none for another module's."""
+    if module is None or not (ref.module == module or ref.module.startswith(module + "/")):
+        return []
+    folder = posixpath.normpath(ref.module[len(module) :].lstrip("/") or ".")
+    if folder.startswith(("..", "/")):
+        return []
+    try:
+        names = sorted(n for n in os.listdir(repo / folder) if n.endswith(".go"))
+    except OSError:
+        return []
+    own = go_package(ref.module) + ".go"  # the file named after the package, if any
+    ordered = sorted(names, key=lambda n: (n.endswith("_test.go"), n != own))
+    return [posixpath.join(folder, n) for n in ordered]
+
+
 def resolve_imports(
     ctx: LocalContext, repo: Path, known_files: Set[str] | None = None
 ) -> dict[str, str]:
@@ -105,6 +136,7 @@ def resolve_imports(
     the repo (the standard library, dependencies) map to nothing.
     """
     found: dict[str, str] = {}
+    module = go_module(repo) if ctx.lang == "go" and ctx.imports else None
     for ref in ctx.imports:
         if ctx.lang == "python":
             candidates = _python_candidates(ref, ctx.path)
@@ -114,6 +146,8 @@ def resolve_imports(
             candidates = _js_candidates(ref, ctx.path)
         elif ctx.lang == "rust":
             candidates = _rust_candidates(ref, ctx.path)
+        elif ctx.lang == "go":
+            candidates = _go_candidates(ref, repo, module)
         else:
             candidates = []
         for candidate in candidates:

@@ -363,7 +363,9 @@ def _module_path(ctx: LocalContext, ref: ImportRef, imported: dict[str, str]) ->
 
 def module_aliases(ctx: LocalContext, imported: dict[str, str]) -> set[str]:
     """The names under which the file imports in-repo Python modules (``errors`` of
-    ``from . import errors``): no definition bears them."""
+    ``from . import errors``) or any Go package: no definition bears them."""
+    if ctx.lang == "go":
+        return {ref.local_name for ref in ctx.imports}
     return {ref.local_name for ref in ctx.imports if _module_path(ctx, ref, imported)}
 
 

@@ -118,3 +118,45 @@ def test_rust_use_paths_resolve_to_the_crates_own_module_files(tmp_path):
         "Printer": "src/ast/print/mod.rs",
         "Error": "src/lib.rs",
     }
+
+
+GO_FILE = (
+    "package main\n"
+    "\n"
+    "import (\n"
+    '\t"net/http"\n'
+    '\tyaml "gopkg.in/yaml.v3"\n'
+    '\t"example.com/shop/cart"\n'
+    '\t"example.com/shop/internal/pricing/v2"\n'
+    ")\n"
+    "\n"
+    "func checkout(url string) {\n"
+    '\treq, _ := http.NewRequest("GET", url, nil)\n'
+    "\ttotal := cart.AddItem(req)\n"
+    "\t"
+)
+
+
+def test_go_imports_of_the_module_resolve_to_their_package_and_others_stay_outside(tmp_path):
+    """A Go package is named by its path's last element (less a major version); the
+    module's own packages (``go.mod``) resolve to their folder's file named after the
+    package, so their members are sought, and the standard library's are not."""
+    files = {
+        "go.mod": "module example.com/shop\n\ngo 1.21\n",
+        "cart/cart.go": "package cart\n",
+        "cart/a_util.go": "package cart\n",
+        "cart/cart_test.go": "package cart\n",
+        "internal/pricing/v2/rules.go": "package pricing\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ctx = build_local_context(GO_FILE, path="main.go", lang="go", line=13)
+    assert [i.local_name for i in ctx.imports] == ["http", "yaml", "cart", "pricing"]
+    imported = resolve_imports(ctx, tmp_path)
+    assert imported == {"cart": "cart/cart.go", "pricing": "internal/pricing/v2/rules.go"}
+    plan = OfflineRouter().plan(ctx, imported)
+    probed = {q.identifier for q in plan.queries}
+    defined = {q.identifier for q in plan.queries if q.purpose == "definition"}
+    assert "AddItem" in defined and not {"NewRequest", "http"} & probed
+    assert "cart" not in defined  # a package: no definition bears its name
