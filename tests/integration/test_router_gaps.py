@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from greprag import Retriever
-from tests.conftest import check_invariants, covering, cursor, describe, line_of
+from tests.conftest import (
+    check_invariants,
+    covering,
+    cursor,
+    describe,
+    line_of,
+    written_repo,
+)
 from tests.stubs.openai_stub import OpenAIStub
 
 
@@ -34,14 +40,6 @@ def _reached_by_one_hop(repo: Path, res, name: str, path: str, definition: str) 
     assert [(q.identifier, q.paths) for q in hop] == [(name, (path,))]
     wanted = line_of(repo, path, definition)
     assert covering(res, path, wanted), describe(res)
-
-
-def _repo(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
 
 
 PY = {
@@ -88,7 +86,7 @@ PY = {
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _repo(tmp_path_factory.mktemp("gaps") / "repo", PY)
+    return written_repo(tmp_path_factory.mktemp("gaps") / "repo", PY)
 
 
 def test_a_traced_open_call_is_probed_even_with_a_local_method_of_its_name(repo):
@@ -153,7 +151,7 @@ JAVA = {
 
 
 def test_this_in_a_subclass_reaches_the_base_in_the_same_package(tmp_path):
-    repo = _repo(tmp_path / "zoo", JAVA)
+    repo = written_repo(tmp_path / "zoo", JAVA)
     res = _retrieved(repo, "src/zoo/Cat.java", "return this.", "return this.")
     base = line_of(repo, "src/zoo/Animal.java", r"class Animal")
     blocks = [b for b in res.blocks if b.path == "src/zoo/Animal.java"]
@@ -186,7 +184,7 @@ MODULE = {
 def test_a_module_at_the_cursor_shows_its_own_names_past_a_long_class(tmp_path):
     """The module probe matches top-level definitions only: 40 methods of a class above do
     not use up rg's matches per file before the module's functions."""
-    repo = _repo(tmp_path / "kit", MODULE)
+    repo = written_repo(tmp_path / "kit", MODULE)
     res = _retrieved(repo, "kit/schema.py", "return typing_extra.", "return typing_extra.")
     assert any(q.paths == ("kit/typing_extra.py",) for q in res.queries), describe(res)
     assert "def eval_type(value, globalns=None):" in res.context, describe(res)
@@ -217,7 +215,7 @@ def test_self_reaches_the_members_of_its_own_class_below_the_cursor(tmp_path, re
     """The prompt holds the members above the cursor; the ones below it are shown, even
     past 40 methods above, which would use up rg's usual matches per file, and past the
     30 lines next door."""
-    repo = _repo(tmp_path / "jobs", _own(receiver))
+    repo = written_repo(tmp_path / "jobs", _own(receiver))
     res = _retrieved(
         repo, "jobs/runner.py", f"        {receiver}.", f"        {receiver}.", similar=False
     )  # the probe's doing alone
@@ -244,7 +242,7 @@ FLOOD = {
 def test_a_flooded_probe_keeps_the_definition_below_the_cursor_in_its_own_file(tmp_path):
     """``must_`` is defined in 51 files, past the flood limit (40): the probe keeps only
     files other probes hit, and always the cursor's own, below the cursor."""
-    repo = _repo(tmp_path / "pkg", FLOOD)
+    repo = written_repo(tmp_path / "pkg", FLOOD)
     res = _retrieved(
         repo, "pkg/checks.py", "return must_", "return must_", similar=False, flood_files=40
     )
@@ -304,7 +302,7 @@ HIERARCHY = {
 def test_a_member_access_reaches_the_base_of_the_base_of_its_class(tmp_path):
     """``blue.`` on a Blueprint: the member is inherited from the base of its base,
     named there by an import alias; similar code off, so only the bases' probe finds it."""
-    repo = _repo(tmp_path / "web", HIERARCHY)
+    repo = written_repo(tmp_path / "web", HIERARCHY)
     res = _retrieved(repo, "tests/test_handlers.py", "blue.register", "blue.", similar=False)
     _reached_by_one_hop(repo, res, "Scaffold", "web/scaffold.py", r"def register_error_handler")
 
@@ -323,7 +321,7 @@ def test_a_java_member_access_reaches_the_base_in_the_same_package(tmp_path):
             "}\n"
         ),
     }
-    repo = _repo(tmp_path / "zoo", files)
+    repo = written_repo(tmp_path / "zoo", files)
     res = _retrieved(repo, "src/zoo/Keeper.java", "cat.greet", "cat.", similar=False)
     _reached_by_one_hop(repo, res, "Animal", "src/zoo/Animal.java", r"greetVisitor")
 
@@ -369,7 +367,7 @@ def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_pat
         '    es = http.parse_etags(\'"foo", W/"baz"\')\n', binding
     )
     assert test != FACTORY["tests/test_tags.py"]
-    repo = _repo(tmp_path / "tags", {**FACTORY, "tests/test_tags.py": test})
+    repo = written_repo(tmp_path / "tags", {**FACTORY, "tests/test_tags.py": test})
     res = _retrieved(repo, "tests/test_tags.py", "es.contains", "es.", similar=False)
     assert any(q.identifier == "parse_etags" and q.kind == "method" for q in res.queries)
     _reached_by_one_hop(repo, res, "ETags", "tags/structures/etag.py", r"def contains_weak")
@@ -398,7 +396,7 @@ GRANDPARENT = {
 
 
 def test_self_reaches_the_base_of_its_base(tmp_path):
-    repo = _repo(tmp_path / "kit", GRANDPARENT)
+    repo = written_repo(tmp_path / "kit", GRANDPARENT)
     res = _retrieved(repo, "kit/leaf.py", "self.describe", "self.", similar=False)
     _reached_by_one_hop(repo, res, "Core", "kit/core.py", r"def describe_everything")
 
@@ -430,7 +428,7 @@ def test_a_base_imported_under_its_subclass_name_is_found_where_the_import_point
             "    return item.save_everything()\n"
         ),
     }
-    repo = _repo(tmp_path / "orm", files)
+    repo = written_repo(tmp_path / "orm", files)
     res = _retrieved(repo, "app/views.py", "item.save", "item.", similar=False)
     hop = [(q.identifier, q.paths) for q in res.queries if q.purpose == "second hop"]
     assert hop == [("Model", ("app/models.py",)), ("Model", ("orm/base.py",))], describe(res)
@@ -470,7 +468,7 @@ FIRST_USE = {
 def test_an_imported_name_not_used_yet_shows_its_uses_elsewhere(tmp_path):
     """``parse_host`` is imported and not used yet: its next use is likely the line being
     written, and other files' uses of it show how it is called (``parsed_host = ...``)."""
-    repo = _repo(tmp_path / "net", FIRST_USE)
+    repo = written_repo(tmp_path / "net", FIRST_USE)
     res = _retrieved(repo, "net/url.py", "    return host_header", "    ", similar=False)
     uses = [q for q in res.queries if q.purpose == "usage" and q.identifier == "parse_host"]
     assert uses and re.search(uses[0].pattern, "    parsed_host = parse_host(x)"), describe(res)
@@ -499,7 +497,7 @@ def test_a_tests_name_leads_to_the_function_under_test(tmp_path):
     """``progress.`` in ``test_progressbar_format_pos``: the receiver comes from a helper
     that says nothing of its type, but the test's name names the method; similar code
     off, so only the test-subject probe finds it."""
-    repo = _repo(tmp_path / "term", BARS)
+    repo = written_repo(tmp_path / "term", BARS)
     res = _retrieved(repo, "tests/test_bars.py", "result = progress", "progress.", similar=False)
     wanted = line_of(repo, "term/bars.py", r"def format_pos")
     assert covering(res, "term/bars.py", wanted), describe(res)
@@ -535,7 +533,7 @@ def test_a_receiver_of_unnamed_type_reaches_the_class_of_the_methods_called_on_i
     """``bcc.`` with ``bcc = environment.bytecode_cache``: nothing names its type, but
     ``bcc.fetch_bucket(...)`` above is defined in one class, whose other members show;
     similar code off."""
-    repo = _repo(tmp_path / "cache", SEEN_WITH)
+    repo = written_repo(tmp_path / "cache", SEEN_WITH)
     res = _retrieved(repo, "cache/loader.py", "bcc.store", "bcc.", similar=False)
     _reached_by_one_hop(repo, res, "BytecodeCache", "cache/buckets.py", r"def store_bucket")
 
@@ -569,7 +567,7 @@ def test_the_gaps_stay_closed_when_a_model_plans(
     monkeypatch.setenv("GREPRAG_API_KEY", "sk-test")
     useless = {"pattern": r"class\s+Unrelated\b", "kind": "class", "regex": True}
     stub.reply(json.dumps({"queries": [useless]}))
-    where = repo if file != "tests/test_bars.py" else _repo(tmp_path / "term", BARS)
+    where = repo if file != "tests/test_bars.py" else written_repo(tmp_path / "term", BARS)
     res = _retrieved(
         where,
         file,
@@ -620,7 +618,7 @@ def test_a_java_class_of_the_files_own_package_ranks_as_found_where_its_package_
     test = "core/test/com/acme/shop/CartTest.java"
     header = f"import {imported}.Widget;\n\n" if imported else ""
     files[test] = files[test].replace("{import}", header)
-    repo = _repo(tmp_path / "shop", files)
+    repo = written_repo(tmp_path / "shop", files)
     res = _retrieved(repo, test, "widget.price", "widget.", similar=False)
     order = [b.path for b in res.blocks if b.path.endswith("/Widget.java")]
     assert order[0] == first and len(order) == 2
@@ -660,7 +658,7 @@ def test_a_rust_name_imported_from_the_crate_is_probed_where_its_path_points(tmp
     its definition is probed, and found where the path points, first (before, every
     imported name counted as another crate's and none was sought; ``Write`` of ``std``
     still is not). Similar code off: the probe alone."""
-    repo = _repo(tmp_path / "shapes", CRATE)
+    repo = written_repo(tmp_path / "shapes", CRATE)
     res = _retrieved(repo, "src/render.rs", "let shape = Circle", "let shape = ", similar=False)
     probes = [q.identifier for q in res.queries if q.purpose == "import"]
     assert probes == ["Circle"], describe(res)

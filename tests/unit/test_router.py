@@ -13,7 +13,7 @@ from greprag.languages import language_for_path
 from greprag.models import QUERY_KINDS, QUERY_PURPOSES, Candidate, Query, QueryPlan
 from greprag.router import ROUTERS, OfflineRouter, RouterWeights
 from greprag.router.probes import receiver_types, type_probes
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, written_repo
 
 
 def test_the_router_setting_accepts_exactly_the_registered_routers():
@@ -97,9 +97,8 @@ def test_receiver_types_reads_the_class_a_receiver_is_bound_to_elsewhere():
 def test_rust_use_paths_resolve_to_the_crates_own_module_files(tmp_path):
     """``crate::``, ``self::`` and ``super::`` name the crate's modules (``a/b.rs`` or
     ``a/b/mod.rs``, the crate root ``lib.rs``); ``std::`` and other crates name none."""
-    for rel in ("src/lib.rs", "src/ast/mod.rs", "src/ast/parse.rs", "src/ast/print/mod.rs"):
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("")
+    crate = ("src/lib.rs", "src/ast/mod.rs", "src/ast/parse.rs", "src/ast/print/mod.rs")
+    written_repo(tmp_path, dict.fromkeys(crate, ""))
     before = (
         "use std::fmt::Display;\n"
         "use serde::Serialize;\n"
@@ -148,9 +147,7 @@ def test_go_imports_of_the_module_resolve_to_their_package_and_others_stay_outsi
         "cart/cart_test.go": "package cart\n",
         "internal/pricing/v2/rules.go": "package pricing\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
+    written_repo(tmp_path, files)
     ctx = build_local_context(GO_FILE, path="main.go", lang="go", line=13)
     assert [i.local_name for i in ctx.imports] == ["http", "yaml", "cart", "pricing"]
     imported = resolve_imports(ctx, tmp_path)
