@@ -278,6 +278,8 @@ def _brace_scope(lines: Sequence[str], ctx: LocalContext) -> None:
                 bases = re.findall(r"[A-Z][\w$]*", m.group(2))
                 ctx.class_bases = [w for w in dict.fromkeys(bases) if w not in declared]
             return
+        if ctx.enclosing_function is None and _strip_strings(line).rstrip().endswith("{"):
+            header = _brace_header_before(lines, number)  # a parameter list of many lines
         m = _BRACE_FUNC.search(header) if ctx.enclosing_function is None else None
         if m and m.group(1) not in _CONTROL:
             ctx.enclosing_function = m.group(1)
@@ -426,13 +428,18 @@ def _clipped(lines: Sequence[str]) -> list[str]:
 
 def _brace_header_before(lines: Sequence[str], index: int) -> str:
     """The header a ``{`` at the end of line ``index`` closes: that line without the brace,
-    joined with the lines above it back to the previous statement (at most a few)."""
+    joined with the lines above it back to the previous statement (at most a few, and
+    the whole parameter list when it spans more lines, annotated parameters included)."""
     parts = [_strip_strings(lines[index]).rstrip().removesuffix("{")]
-    for above in range(index - 1, max(-1, index - 4), -1):
+    open_parens = parts[0].count(")") - parts[0].count("(")  # inside a parameter list
+    for above in range(index - 1, max(-1, index - _SIGNATURE_LINES), -1):
         code = _strip_strings(lines[above]).strip()
-        if not code or code.endswith((";", "{", "}")) or code.startswith(("@", "*", "/")):
+        if not code or code.endswith((";", "{", "}")):
             break
+        if open_parens <= 0 and (code.startswith(("@", "*", "/")) or len(parts) > 3):
+            break  # an annotation or comment above the header, or a header this long
         parts.insert(0, code)
+        open_parens += code.count(")") - code.count("(")
     return " ".join(part.strip() for part in parts)
 
 

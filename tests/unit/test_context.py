@@ -22,10 +22,34 @@ from greprag.context import build_local_context, parse_imports
         ("class A {\n  void f() {\n    if (x) {\n      ", "java", False),
         ("class A {\n  Runnable r = new Runnable() {\n    ", "java", False),
         ("class A {\n  void f() {\n    run();\n    ", "java", False),
+        (  # a parameter list of many lines, annotated parameters first on theirs
+            "class A {\n  @Override\n  static Map<K, V> prepare(\n      Map<K, V> map,\n"
+            "      boolean strict,\n      @Nullable String key,\n"
+            "      @Nullable Integer value) {\n    ",
+            "java",
+            True,
+        ),
     ],
 )
 def test_an_empty_body_is_recognised_after_any_signature_and_docstring(before, lang, empty):
     assert build_local_context(before, lang=lang).empty_body is empty
+
+
+def test_a_java_method_whose_parameters_span_many_lines_is_the_enclosing_function() -> None:
+    before = "\n".join(
+        [
+            "class Tests {",
+            "  private static Multimap<String, Integer> prepare(",
+            "      Multimap<String, Integer> multimap,",
+            "      boolean permitsDuplicates,",
+            "      @Nullable String nullKey,",
+            "      @Nullable Integer nullValue) {",
+            "    ",
+        ]
+    )
+    ctx = build_local_context(before, lang="java")
+    assert (ctx.enclosing_class, ctx.enclosing_function) == ("Tests", "prepare")
+    assert ctx.function_signature is not None and "multimap," in ctx.function_signature
 
 
 def test_java_bindings_and_scope_are_read_line_by_line() -> None:
