@@ -358,6 +358,24 @@ def _chained_prefix(ctx: LocalContext, max_lines: int = 4) -> str:
     return joined
 
 
+_ANNOTATION_RE = re.compile(r"@[\w$.]+")
+_TYPE_NAME_RE = re.compile(r"\b[A-Z][\w$]*")
+
+
+def parameter_types(ctx: LocalContext) -> set[str]:
+    """The class names in the parameter list of the function whose body the cursor is
+    in (annotations aside): the last parenthesised group of its signature."""
+    source = ctx.function_signature or ""
+    close = source.rfind(")")
+    depth = 0
+    for index in range(close, -1, -1):
+        depth += {")": 1, "(": -1}.get(source[index], 0)
+        if depth == 0:
+            params = _ANNOTATION_RE.sub(" ", source[index + 1 : close])
+            return set(_TYPE_NAME_RE.findall(params))
+    return set()
+
+
 def _empty_body_targets(ctx: LocalContext, in_repo: set[str], weights: RouterWeights) -> list[Name]:
     """An empty body: siblings with the same method name, the bases, the signature."""
     found: list[Name] = []

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 from greprag.context import LocalContext
 from greprag.languages import is_generic
 from greprag.models import Query, QueryKind, QueryPlan
-from greprag.router.names import Name, blank_docstrings, open_call, rank, self_member
+from greprag.router.names import (
+    Name,
+    blank_docstrings,
+    open_call,
+    parameter_types,
+    rank,
+    self_member,
+)
 from greprag.router.probes import (
     base_member_probes,
     code_without_imports,
@@ -136,6 +143,7 @@ class OfflineRouter:
         # slots of their own: they often find nothing, and displacing probes for them cost
         # line tasks their gold (docs/benchmarks.md)
         queries += self._test_subjects(queries, ctx)
+        queries = _parameter_types_wanted(queries, ctx)
         queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries, router=self.name)
 
@@ -214,6 +222,20 @@ class OfflineRouter:
                 queries.remove(weakest)
             queries.append(probe)
             added += 1
+
+
+def _parameter_types_wanted(queries: list[Query], ctx: LocalContext) -> list[Query]:
+    """In an empty body, the class probes of the parameters' types as second hops: the
+    body will call their members, so they show member signatures and are never compact."""
+    if not ctx.empty_body:
+        return queries
+    types = parameter_types(ctx)
+    return [
+        replace(q, purpose="second hop")
+        if q.purpose == "definition" and q.kind == "class" and not q.paths and q.identifier in types
+        else q
+        for q in queries
+    ]
 
 
 def _kind_of_import(name: str) -> QueryKind:

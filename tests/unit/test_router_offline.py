@@ -42,6 +42,19 @@ def test_router_for_an_empty_body_asks_for_bases_and_siblings():
     assert any(q.purpose == "wildcard" and q.identifier == "BaseTransform" for q in plan.queries)
 
 
+def test_an_empty_body_wants_the_members_of_its_parameters_types():
+    src = (
+        "package com.shop;\n\npublic class CartTest {\n"
+        "  private static Cart filled(\n      Cart cart,\n      @Nullable Label label) {\n    "
+    )
+    ctx, plan = _plan(src, "java")
+    assert ctx.empty_body
+    hops = {q.identifier for q in plan.queries if q.purpose == "second hop"}
+    assert hops == {"Cart", "Label"}  # the parameters' types; not Nullable, an annotation
+    _, elsewhere = _plan(src.replace("{\n    ", "{\n    cart.add(label);\n    "), "java")
+    assert not any(q.purpose == "second hop" for q in elsewhere.queries)
+
+
 def test_router_uses_the_declared_java_type():
     src = (
         "import com.shop.orders.OrderStatus;\n"
