@@ -67,11 +67,7 @@ class Form:
 
 
 def marked_forms(
-    path: str,
-    lines: Sequence[str],
-    item: MergedRange,
-    whole_signature: bool = True,
-    class_outline: bool = True,
+    path: str, lines: Sequence[str], item: MergedRange, whole_signature: bool = True
 ) -> Iterator[Form]:
     """Ever shorter forms of the range that keep its signatures and what matched.
 
@@ -83,16 +79,15 @@ def marked_forms(
     first line(s), every definition header inside and each matched line with one line
     around it; then the first line(s) and the matched lines alone. A definition whose
     signature runs over many lines shows it whole in those forms first (the parameters a
-    call needs; not with ``whole_signature`` False), then by its first line. With
-    ``class_outline`` False, no class outline is tried.
+    call needs; not with ``whole_signature`` False), then by its first line.
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
     headers: set[int] | None = None  # found only when needed: a class may run for pages
     outlined = None
-    if class_outline and _CLASS_HEADER.search(lines[first - 1]):
+    if _CLASS_HEADER.search(lines[first - 1]):
         outlined = syntax.class_outlined(path, lines, start, first, end)
-    elif class_outline:
+    else:
         headers = set(_def_headers(lines, first + 1, end))
         if _holds_class(lines, first, headers):
             outlined = syntax.range_outlined(path, lines, start, end)
@@ -249,14 +244,12 @@ def _first_fitting(
     encoding: str,
     class_cap: int | None = None,
     whole_signature: bool = False,
-    class_outline: bool = True,
 ) -> Block | None:
     """The longest shortened form within ``cap`` (a class outline within ``class_cap``;
     the shortest form may use all that is left; ``whole_signature``: see
-    ``marked_forms``; ``class_outline``: whether a class outline is tried). Shorter forms
-    are made only when a longer one fails, and a form is counted only as far as its
-    limit."""
-    forms = marked_forms(item.path, lines, item, whole_signature, class_outline)
+    ``marked_forms``). Shorter forms are made only when a longer one fails, and a form is
+    counted only as far as its limit."""
+    forms = marked_forms(item.path, lines, item, whole_signature=whole_signature)
     form = next(forms, None)
     while form is not None:
         following = next(forms, None)
@@ -273,9 +266,6 @@ def _first_fitting(
 
 
 MIN_USEFUL_TOKENS = 24
-# a class of this many lines or more is never tried as an outline in compact form: on
-# jdk17 none fit in 120 tokens, and outlining them cost 1.8 ms per retrieval
-COMPACT_CLASS_LINES = 1000
 
 
 @dataclass
@@ -321,19 +311,8 @@ class _Packer:
         class_cap = min(2 * self.cap, left // 2) if compact is None else None
         # a definition's parameters, unless compact; similar code shows what matched instead
         whole_signature = compact is None and item.route != SIMILAR_ROUTE
-        # no class this long was seen to outline within the compact tokens
-        class_outline = compact is None or end - item.start_line < COMPACT_CLASS_LINES
         short = _first_fitting(
-            item,
-            lines,
-            end,
-            whole.score,
-            cap,
-            left,
-            self.encoding,
-            class_cap,
-            whole_signature,
-            class_outline,
+            item, lines, end, whole.score, cap, left, self.encoding, class_cap, whole_signature
         )
         if short is not None:
             return short

@@ -253,29 +253,6 @@ def test_definition_headers_are_found_as_the_pattern_alone_finds_them():
     assert _def_headers(lines, 1, len(lines)) == expected
 
 
-def _two_method_class(body_lines: int) -> list[str]:
-    return [
-        "class Big:",
-        "    def first(self):",
-        *[f"        x_{i} = step({i})" for i in range(body_lines)],
-        "        return x_0",
-        "    def second(self):",
-        "        return 1",
-    ]
-
-
-def test_a_class_of_a_thousand_lines_or_more_goes_in_compact_without_its_outline():
-    for body, outlined in ((100, True), (1000, False)):
-        lines = _two_method_class(body)
-        item = MergedRange("big.py", 1, len(lines), 1.0, "grep", match_lines={1})
-        packed = pack(
-            [item], {"big.py": lines}.__getitem__, budget=4096, compact_after=0, compact_tokens=100
-        )
-        block = packed.blocks[0]
-        assert block.outline and block.text.startswith("class Big:") and block.tokens <= 100
-        assert ("def first(self): ..." in block.text) is outlined  # a signature of the outline
-
-
 def test_a_text_far_over_the_limit_is_over_it_uncounted_and_one_within_is_counted_exactly():
     from greprag.fusion.pack import _count_upto
     from greprag.tokens import count_tokens, count_tokens_upto
