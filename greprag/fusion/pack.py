@@ -79,7 +79,8 @@ def marked_forms(
     first line(s), every definition header inside and each matched line with one line
     around it; then the first line(s) and the matched lines alone. A definition whose
     signature runs over many lines shows it whole in those forms first (the parameters a
-    call needs; not with ``whole_signature`` False), then by its first line.
+    call needs; not with ``whole_signature`` False), then by its first line. Last, the
+    same from the first line on, without the doc comment and annotations above it.
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
@@ -112,7 +113,8 @@ def marked_forms(
     last = _statement_end(lines, first, end) if definition else first
     heads = [set(range(start, last + 1))] if last > first else []
     tried: list[set[int]] = []
-    for signature in [*heads, set(range(start, first + 1))]:
+    undecorated = [{first}] if first > start else []  # a long doc comment may not fit
+    for signature in [*heads, set(range(start, first + 1)), *undecorated]:
         keep = signature | around
         bare = signature | set(item.match_lines)  # the signature and matched lines alone
         for kept in (keep | headers, keep, bare):

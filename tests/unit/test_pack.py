@@ -264,3 +264,21 @@ def test_a_text_far_over_the_limit_is_over_it_uncounted_and_one_within_is_counte
     assert _count_upto(short, 4096, "cl100k_base") == count_tokens(short)
     spaced = " " * 3000 + "x"  # spaces count for nothing in the shortcut: this is counted
     assert _count_upto(spaced, 100, "cl100k_base") == count_tokens(spaced)
+
+
+def test_a_definition_too_long_with_its_doc_comment_goes_in_by_its_header_line():
+    lines = [
+        "/**",
+        *[f" * Static utilities, part {i} of a long description." for i in range(40)],
+        " */",
+        "@GwtCompatible",
+        "public final class Futures {",
+        *[f"  static int step{i}(int value) {{ return value + {i}; }}" for i in range(200)],
+        "}",
+    ]
+    header = lines.index("public final class Futures {") + 1
+    item = MergedRange("Futures.java", 1, len(lines), 1.0, "grep", match_lines={header})
+    packed = pack([item], {"Futures.java": lines}.__getitem__, budget=60)
+    (block,) = packed.blocks  # without the change: dropped, its doc comment over the budget
+    assert block.outline and "public final class Futures {" in block.text
+    assert "description" not in block.text
