@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from greprag.context import LocalContext
@@ -52,7 +53,17 @@ _SELF_DOT = r"\b(?:self|cls|this|super\(\s*\))\s*\.\s*"  # the object or class i
 _SELF_RECEIVER_RE = re.compile(_SELF_DOT + "$")
 _SELF_ACCESS_RE = re.compile(_SELF_DOT + r"([A-Za-z_$][\w$]*)?$")
 _DECL_TYPE_RE = re.compile(r"^\s*(?:final\s+)?([A-Z][\w$]*)(?:<[^=]*>)?\s+[a-z_$][\w$]*\s*=\s*$")
-_BLOCK_STRINGS = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|/\*[\s\S]*?(?:\*/|$)')
+# What ``blank_docstrings`` empties (group 1): Python's triple-quoted strings, a braced
+# language's block comments. String literals and line comments are matched only to be
+# passed over: ``"*/*"`` opens no comment, ``# use """`` no docstring.
+_PY_DOCS = r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)'
+_BLOCK_COMMENTS = r"/\*[\s\S]*?(?:\*/|$)"
+_ONE_LINE_STRINGS = r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+_DOC_BLOCKS = {
+    "python": re.compile(rf"({_PY_DOCS})|{_ONE_LINE_STRINGS}|#[^\n]*"),
+    None: re.compile(rf"({_PY_DOCS}|{_BLOCK_COMMENTS})|{_ONE_LINE_STRINGS}"),
+}
+_BRACED_DOC_BLOCKS = re.compile(rf"({_BLOCK_COMMENTS})|{_ONE_LINE_STRINGS}|//[^\n]*")
 _SELF_NAMES = ("self", "this", "cls", "super")
 # How far back of a name the receiver chain (``a.b.c.``) and ``new`` are looked for: a
 # bounded look keeps harvesting linear in the line's length.
@@ -76,9 +87,18 @@ class Name:
     defined_here: bool = False  # the current file defines it: never a definition probe
 
 
-def blank_docstrings(text: str) -> str:
-    """``text`` with triple-quoted strings and block comments emptied, lines kept."""
-    return _BLOCK_STRINGS.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+@lru_cache(maxsize=4)
+def blank_docstrings(text: str, lang: str | None = None) -> str:
+    """``text`` with its docstrings (Python) or block comments (braced languages) emptied,
+    lines kept; both when the language is unknown. Remembered: the router and the similar
+    route both blank the text before the cursor."""
+    pattern = _DOC_BLOCKS.get(lang, _BRACED_DOC_BLOCKS)
+    return pattern.sub(_blanked, text)
+
+
+def _blanked(match: re.Match[str]) -> str:
+    block = match.group(1)
+    return match.group(0) if block is None else "\n" * block.count("\n")
 
 
 def external_names(ctx: LocalContext, in_repo: set[str]) -> set[str]:
@@ -89,7 +109,7 @@ def external_names(ctx: LocalContext, in_repo: set[str]) -> set[str]:
 def rank(ctx: LocalContext, in_repo: set[str], blanked: str, weights: RouterWeights) -> list[Name]:
     """Every name worth a probe, best first: the cursor's targets plus the window's names.
 
-    ``blanked`` is ``blank_docstrings(ctx.before)``.
+    ``blanked`` is ``blank_docstrings(ctx.before, ctx.lang)``.
     """
     harvested = harvest(ctx, in_repo, blanked, weights)
     ranked: dict[str, Name] = {}

@@ -117,7 +117,7 @@ class OfflineRouter:
         """
         w = self.weights
         imported = imported or {}
-        blanked = blank_docstrings(ctx.before)  # once per plan: names and import probes
+        blanked = blank_docstrings(ctx.before, ctx.lang)  # once per plan: names and import probes
         names = rank(ctx, set(imported), blanked, w)
         top = names[0].score if names else 1.0
         queries = fragment_probes(ctx.lang, [n for n in names if n.fragment], w.wildcard)

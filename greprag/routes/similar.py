@@ -78,7 +78,9 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
     if ctx.lang in (None, "python"):
         skip |= PY_BUILTINS
     raw = ctx.window.split("\n")[-QUERY_LINES:]
-    code = blank_docstrings(ctx.window).split("\n")[-QUERY_LINES:]
+    # blanked from the file's start: a window that opens inside a docstring would read
+    # its closing quotes as an opening and take the code below for prose
+    code = blank_docstrings(ctx.before, ctx.lang).rsplit("\n", len(raw))[-len(raw) :]
     found: dict[str, float] = {}
     for offset, (line, code_line) in enumerate(zip(reversed(raw), reversed(code), strict=True)):
         if _IMPORT_LINE.match(code_line):

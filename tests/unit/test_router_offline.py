@@ -8,6 +8,7 @@ from dataclasses import replace
 from greprag.context import build_local_context
 from greprag.models import Query, QueryPlan
 from greprag.router import OfflineRouter
+from greprag.router.names import blank_docstrings
 from greprag.router.offline import RouterWeights
 from greprag.router.probes import subject_names
 
@@ -160,6 +161,30 @@ def test_router_probes_uses_of_the_latest_imports_not_used_yet():
     assert not re.search(pattern, "quote_host(h)")
     _, at_member = _plan(src + "name.", "python", imported)  # the member comes next
     assert not any(q.purpose == "usage" and "," in q.identifier for q in at_member.queries)
+
+
+def test_a_comment_opener_in_a_string_hides_no_code_from_the_plan():
+    src = (
+        "from net.hosts import parse_host, split_port, HostName, quote_host\n"
+        'ACCEPT = "*/*"\n'
+        "\n"
+        "def build(scope):\n"
+        '    """Build a name."""\n'
+        "    name = quote_host(scope)\n"
+        "    "
+    )
+    imported = {n: "net/hosts.py" for n in ("parse_host", "split_port", "HostName", "quote_host")}
+    _, plan = _plan(src, "python", imported)
+    uses = [q.identifier for q in plan.queries if q.purpose == "usage" and "," in q.identifier]
+    assert uses == ["parse_host,split_port,HostName"]  # quote_host is used below "*/*"
+
+
+def test_blank_docstrings_empties_only_the_languages_own_doc_blocks():
+    python = 'x = "*/*"  # """ not a docstring\n"""Doc\nmore."""\ny = 2'
+    assert blank_docstrings(python, "python") == 'x = "*/*"  # """ not a docstring\n\n\ny = 2'
+    java = 'String all = "/*";\n/** Doc\n * more. */\nint y; // /* no comment\nint z;'
+    blanked = 'String all = "/*";\n\n\nint y; // /* no comment\nint z;'
+    assert blank_docstrings(java, "java") == blanked
 
 
 def test_a_tests_name_gives_the_names_under_test():

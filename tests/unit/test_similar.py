@@ -64,6 +64,25 @@ def test_java_terms_skip_the_language_keywords():
     assert not {"void", "class", "com", "shop", "package"} & set(weights)
 
 
+def test_a_window_opening_inside_a_docstring_still_tells_code_from_prose():
+    text = (
+        "def join(items):\n"
+        '    """Join the items.\n'
+        "    >>> join(['a'])\n"
+        "    'a'\n"
+        '    """\n'
+        "    return sep_pattern.join(items)\n"
+        "\n"
+        "def split(text):\n"
+        '    """Split the text."""\n'
+        "    "
+    )
+    ctx = build_local_context(text, lang="python", window_lines=7)
+    assert ctx.window.startswith("    'a'")  # the window opens inside the docstring
+    weights = {t.word: t.weight for t in similar_terms(ctx)}
+    assert weights["sep_pattern"] > weights["Split"]  # code, farther; the docstring's word
+
+
 def _fresh_score(words: list[str], value: dict[str, float]) -> float:
     """A region's score as first written: a fresh ``Counter`` of its words, summed in the
     order they first occur. The route's scores must equal it to the last bit."""
