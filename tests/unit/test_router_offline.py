@@ -143,38 +143,27 @@ def test_a_getters_result_as_receiver_leads_to_the_type_its_name_gives():
     assert not any(q.identifier == "Default" for q in one_word.queries)
 
 
+_HOSTS_IMPORT = "from net.hosts import parse_host, split_port, HostName, quote_host\n"
+_HOSTS = {n: "net/hosts.py" for n in ("parse_host", "split_port", "HostName", "quote_host")}
+_BUILD = "\ndef build(scope):\n    name = quote_host(scope)\n    "
+
+
 def test_router_probes_uses_of_the_latest_imports_not_used_yet():
-    src = (
-        "from net.hosts import parse_host, split_port, HostName, quote_host\n"
-        "\n"
-        "def build(scope):\n"
-        "    name = quote_host(scope)\n"
-        "    "
-    )
-    imported = {n: "net/hosts.py" for n in ("parse_host", "split_port", "HostName", "quote_host")}
-    _, plan = _plan(src, "python", imported)
+    src = _HOSTS_IMPORT + _BUILD
+    _, plan = _plan(src, "python", _HOSTS)
     uses = [q for q in plan.queries if q.purpose == "usage" and "," in q.identifier]
     assert [q.identifier for q in uses] == ["parse_host,split_port,HostName"]
     assert [q.weight for q in uses] == [RouterWeights().import_unused_usage]
     pattern = uses[0].pattern
     assert re.search(pattern, "x = HostName.parse(h)") and re.search(pattern, "split_port(h)")
     assert not re.search(pattern, "quote_host(h)")
-    _, at_member = _plan(src + "name.", "python", imported)  # the member comes next
+    _, at_member = _plan(src + "name.", "python", _HOSTS)  # the member comes next
     assert not any(q.purpose == "usage" and "," in q.identifier for q in at_member.queries)
 
 
 def test_a_comment_opener_in_a_string_hides_no_code_from_the_plan():
-    src = (
-        "from net.hosts import parse_host, split_port, HostName, quote_host\n"
-        'ACCEPT = "*/*"\n'
-        "\n"
-        "def build(scope):\n"
-        '    """Build a name."""\n'
-        "    name = quote_host(scope)\n"
-        "    "
-    )
-    imported = {n: "net/hosts.py" for n in ("parse_host", "split_port", "HostName", "quote_host")}
-    _, plan = _plan(src, "python", imported)
+    src = _HOSTS_IMPORT + 'ACCEPT = "*/*"\n' + _BUILD
+    _, plan = _plan(src, "python", _HOSTS)
     uses = [q.identifier for q in plan.queries if q.purpose == "usage" and "," in q.identifier]
     assert uses == ["parse_host,split_port,HostName"]  # quote_host is used below "*/*"
 
