@@ -59,6 +59,10 @@ _STOP = words(
     "use used uses using see todo note example returns return given new must may one two"
 )
 _IMPORT_LINE = re.compile(r"\s*(from\s+\S+\s+import|import|package|using|use)\b")
+# in prose, markup rather than words: a tag (``@param``, ``{@link``, ``:class:``) and a
+# qualified name's qualifiers (``java.nio`` of ``java.nio.Charset``): the same in every
+# doc comment of a package, they cost the rg pass most and say nothing about similarity
+_PROSE_MARKUP = re.compile(r"(?:@|(?<![\w:]):)([\w$]+)|((?:[^\W\d]|\$)[\w$]*)(?=\.[^\W\d])")
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,9 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
         proximity = 1.0 / (1.0 + PROXIMITY_DECAY * offset)
         code_part = STRING_LITERAL_RE.sub(" ", _without_comment(code_line, lang))
         in_code = set(IDENTIFIER_RE.findall(code_part))
+        markup = set(chain.from_iterable(_PROSE_MARKUP.findall(line))) - in_code
         for word in IDENTIFIER_RE.findall(line):
-            if len(word) < 3 or word in skip or not word.isascii():
+            if len(word) < 3 or word in skip or word in markup or not word.isascii():
                 continue
             weight = proximity * (1.0 if word in in_code else PROSE)
             if is_generic(word):

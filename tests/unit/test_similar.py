@@ -64,6 +64,25 @@ def test_java_terms_skip_the_language_keywords():
     assert not {"void", "class", "com", "shop", "package"} & set(weights)
 
 
+def test_doc_comment_markup_is_no_term_but_the_same_words_in_code_are():
+    weights = _weights(
+        "class Streams {\n"
+        "  /**\n"
+        "   * Encodes with the given {@link java.nio.charset.Charset}.\n"
+        "   * @param encoder the encoder, shared\n"
+        "   */\n"
+        "  void write(Encoder encoder) {\n"
+        "    param = link.java(encoder);\n"
+        "    ",
+        "java",
+    )
+    assert {"Charset", "encoder", "shared", "Encodes"} <= set(weights)  # words of the prose
+    assert not {"nio", "charset"} & set(weights)  # a qualified name's package
+    assert {"param", "link", "java"} <= set(weights)  # in code, not markup
+    python = _weights('def load(path):\n    """:param path: a :class:`pkg.io.Reader`."""\n    ')
+    assert "Reader" in python and not {"pkg", "param"} & set(python)
+
+
 def test_a_window_opening_inside_a_docstring_still_tells_code_from_prose():
     text = (
         "def join(items):\n"
