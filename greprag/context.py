@@ -215,13 +215,18 @@ def _python_scope(lines: Sequence[str], ctx: LocalContext) -> None:
     """Enclosing function and class by indentation, scanning up from the cursor."""
     current = _indent(ctx.prefix) if ctx.prefix.strip() else None
     limit = current if current is not None else 10**6
-    for number in range(len(lines) - 1, -1, -1):
+    number = len(lines)
+    while number > 0:
+        number -= 1
         line = lines[number]
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        indent = _indent(line)
         if number == len(lines) - 1 and ctx.prefix.strip():
             continue
+        if line.lstrip()[:1] in _CLOSERS:  # ``):`` of a long signature: its ``def`` line counts
+            number = _bracket_opener(lines, number)
+            line = lines[number]
+        indent = _indent(line)
         if indent >= limit:
             continue
         if (
@@ -245,6 +250,22 @@ def _python_scope(lines: Sequence[str], ctx: LocalContext) -> None:
         limit = min(limit, indent)
         if indent == 0:
             return
+
+
+_CLOSERS = ")]}"
+_MAX_BRACKETED_LINES = 60
+
+
+def _bracket_opener(lines: Sequence[str], number: int) -> int:
+    """The line where the brackets that line ``number`` closes were opened (``number``
+    itself when not found within ``_MAX_BRACKETED_LINES``)."""
+    depth = 0
+    for above in range(number, max(-1, number - _MAX_BRACKETED_LINES), -1):
+        code = _strip_strings(lines[above])
+        depth += sum(map(code.count, _CLOSERS)) - sum(map(code.count, "([{"))
+        if depth <= 0:
+            return above
+    return number
 
 
 def _join_signature(lines: Sequence[str], index: int, max_lines: int = 8) -> str:

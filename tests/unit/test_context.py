@@ -52,6 +52,23 @@ def test_a_java_method_whose_parameters_span_many_lines_is_the_enclosing_functio
     assert ctx.function_signature is not None and "multimap," in ctx.function_signature
 
 
+def test_a_python_function_whose_parameters_span_many_lines_is_the_enclosing_function():
+    before = (
+        "class Loader:\n"
+        "    def load_rows(\n"
+        "        self,\n"
+        "        source: dict[str, list[int]],\n"
+        "        limit=None,\n"
+        "    ) -> list[int]:\n"
+        '        """Load the rows."""\n'
+        "        "
+    )
+    ctx = build_local_context(before, lang="python")
+    assert ctx.empty_body
+    assert (ctx.enclosing_function, ctx.enclosing_class) == ("load_rows", "Loader")
+    assert ctx.function_signature is not None and "limit=None" in ctx.function_signature
+
+
 def test_java_bindings_and_scope_are_read_line_by_line() -> None:
     before = "\n".join(
         [
