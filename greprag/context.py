@@ -289,7 +289,9 @@ def _brace_scope(lines: Sequence[str], ctx: LocalContext) -> None:
         if depth >= 0 or "{" not in line:
             continue
         depth = 0  # this line opens a scope that encloses the cursor
-        header = " ".join(part.strip() for part in lines[max(0, number - 2) : number + 1])
+        # the header's lines without comments: ``// on a class`` above names no class
+        parts = (_strip_strings(part).strip() for part in lines[max(0, number - 2) : number + 1])
+        header = " ".join(part for part in parts if not part.startswith(("*", "/*")))
         header = header.split("{")[-2] if header.count("{") > 1 else header.split("{")[0]
         if m := _BRACE_CLASS.search(header):
             ctx.enclosing_class = ctx.enclosing_class or m.group(1)
@@ -379,6 +381,7 @@ def _bindings(lines: Sequence[str], ctx: LocalContext) -> None:
 
 
 _PY_DOC_QUOTES = ('"""', "'''")
+_ONE_LINE_DOCSTRING = re.compile(r'[rRuU]?("(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\')')
 _PY_DEF_START = re.compile(r"^\s*(async\s+)?def\s")
 _PY_BLOCK_START = re.compile(
     r"^\s*(if|elif|else|for|while|with|try|except|finally|class|match|case|async\s+(for|with))\b"
@@ -389,6 +392,8 @@ _SIGNATURE_LINES = 12  # a signature spread over more lines than this is not rec
 def _skip_docstring(lines: Sequence[str], index: int) -> int:
     """The index of the line above a docstring that ends on line ``index`` (or ``index``)."""
     stripped = lines[index].strip()
+    if _ONE_LINE_DOCSTRING.fullmatch(stripped):  # ``"All args are strings"``
+        return index - 1
     if not stripped.endswith(_PY_DOC_QUOTES):
         return index
     quote = stripped[-3:]
@@ -425,6 +430,10 @@ def _empty_body(lines: Sequence[str], prefix: str, lang: str | None) -> bool:
         last -= 1
     if last < 0 or not lines[last].split("#", 1)[0].rstrip().endswith(":"):
         return False
+    if lines[last].lstrip()[:1] in _CLOSERS:  # ``) -> X:`` of a long signature
+        opener = _bracket_opener(lines, last)
+        if _PY_DEF_START.match(lines[opener]):
+            return _indent(lines[opener]) < len(prefix.expandtabs())
     for index in range(last, max(-1, last - _SIGNATURE_LINES), -1):
         if _PY_DEF_START.match(lines[index]):
             return _indent(lines[index]) < len(prefix.expandtabs())

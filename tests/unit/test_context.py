@@ -69,6 +69,23 @@ def test_a_python_function_whose_parameters_span_many_lines_is_the_enclosing_fun
     assert ctx.function_signature is not None and "limit=None" in ctx.function_signature
 
 
+def test_a_long_python_signature_or_a_plain_string_docstring_still_opens_an_empty_body():
+    params = "".join(f"        p{i}=None,\n" for i in range(14))  # past the 12 lines looked at
+    long = f"class C:\n    def post(\n        self,\n{params}    ) -> None:\n        "
+    ctx = build_local_context(long, lang="python")
+    assert ctx.empty_body and ctx.enclosing_function == "post"
+    plain = 'class Feed:\n    def __init__(self, url):\n        "All args are strings"\n        '
+    assert build_local_context(plain, lang="python").empty_body
+
+
+def test_a_comment_above_a_java_method_names_no_class():
+    comment = "    // allow it by default on a class\n"
+    header = "    public void testDefault() throws Exception\n    {\n  "
+    before = "class Tests {\n" + comment + header
+    ctx = build_local_context(before, lang="java")
+    assert (ctx.enclosing_class, ctx.enclosing_function) == ("Tests", "testDefault")
+
+
 def test_java_bindings_and_scope_are_read_line_by_line() -> None:
     before = "\n".join(
         [
