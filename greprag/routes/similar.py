@@ -75,8 +75,9 @@ class Term:
 
 def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
     """The words of the cursor's last lines, heaviest first: nearer ones weigh more, words
-    of docstrings and comments and generic names less, keywords, builtins, short names
-    and import lines not at all; an empty body's function name weighs most."""
+    of docstrings and comments (but the docstring of the function being written) and
+    generic names less, keywords, builtins, short names and import lines not at all; an
+    empty body's function name weighs most."""
     lang = get_language(ctx.lang)
     skip = (lang.keywords if lang else frozenset()) | _STOP
     if ctx.lang in (None, "python"):
@@ -86,6 +87,7 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
     # its closing quotes as an opening and take the code below for prose
     code = blank_docstrings(ctx.before, ctx.lang).rsplit("\n", len(raw))[-len(raw) :]
     found: dict[str, float] = {}
+    own_doc = _below_header(ctx, raw)
     for offset, (line, code_line) in enumerate(zip(reversed(raw), reversed(code), strict=True)):
         if _IMPORT_LINE.match(code_line):
             continue  # module paths: every file of the package shares them
@@ -96,7 +98,7 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
         for word in IDENTIFIER_RE.findall(line):
             if len(word) < 3 or word in skip or word in markup or not word.isascii():
                 continue
-            weight = proximity * (1.0 if word in in_code else PROSE)
+            weight = proximity * (1.0 if word in in_code or offset < own_doc else PROSE)
             if is_generic(word):
                 weight *= GENERIC
             found[word] = max(found.get(word, 0.0), weight)
@@ -104,6 +106,16 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
         found[ctx.enclosing_function] = WRITING
     ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))
     return [Term(word, weight) for word, weight in ranked[:max_terms]]
+
+
+def _below_header(ctx: LocalContext, raw: list[str]) -> int:
+    """How many of the last lines ``raw`` lie below the header of the function whose
+    empty body the cursor opens (its docstring: what the body is to do, no mere prose);
+    0 elsewhere."""
+    if not (ctx.empty_body and ctx.enclosing_function):
+        return 0
+    header = re.compile(rf"\b{re.escape(ctx.enclosing_function)}\s*\(")
+    return next((offset for offset, text in enumerate(reversed(raw)) if header.search(text)), 0)
 
 
 def _without_comment(line: str, lang) -> str:

@@ -55,6 +55,21 @@ def test_an_empty_body_seeks_its_own_function_name_first():
     assert "self" not in {t.word for t in terms}
 
 
+def test_the_docstring_of_the_function_being_written_weighs_as_code():
+    text = (
+        "def load(path):\n"
+        '    """Read the ledger rows."""\n'
+        "    return read(path)\n"
+        "\n"
+        "def totals(rows):\n"
+        '    """Sum the invoice amounts."""\n'
+        "    "
+    )
+    weights = _weights(text)
+    assert weights["invoice"] > weights["rows"]  # as code, and nearer
+    assert weights["ledger"] < weights["read"]  # another function's docstring: prose
+
+
 def test_java_terms_skip_the_language_keywords():
     weights = _weights(
         "package com.shop;\nimport com.shop.Order;\nclass A {\n  void ship(Order order) {\n    ",
@@ -92,7 +107,7 @@ def test_a_window_opening_inside_a_docstring_still_tells_code_from_prose():
         '    """\n'
         "    return sep_pattern.join(items)\n"
         "\n"
-        "def split(text):\n"
+        "class Splitter:\n"
         '    """Split the text."""\n'
         "    "
     )
