@@ -94,7 +94,7 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
         proximity = 1.0 / (1.0 + PROXIMITY_DECAY * offset)
         code_part = STRING_LITERAL_RE.sub(" ", _without_comment(code_line, lang))
         in_code = set(IDENTIFIER_RE.findall(code_part))
-        markup = set(chain.from_iterable(_PROSE_MARKUP.findall(line))) - in_code
+        markup = {m[1] or m[2] for m in _PROSE_MARKUP.finditer(line)} - in_code
         for word in IDENTIFIER_RE.findall(line):
             if len(word) < 3 or word in skip or word in markup or not word.isascii():
                 continue
