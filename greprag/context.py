@@ -9,7 +9,7 @@ from pathlib import Path
 
 from greprag.errors import RetrievalError
 from greprag.files import decode_text, is_binary, read_bytes
-from greprag.languages import get_language, language_for_path
+from greprag.languages import STRING_LITERAL_RE, get_language, language_for_path
 
 
 @dataclass(frozen=True)
@@ -381,7 +381,7 @@ def _bindings(lines: Sequence[str], ctx: LocalContext) -> None:
 
 
 _PY_DOC_QUOTES = ('"""', "'''")
-_ONE_LINE_DOCSTRING = re.compile(r'[rRuU]?("(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\')')
+_ONE_LINE_DOCSTRING = re.compile(rf"[rRuU]?(?:{STRING_LITERAL_RE.pattern})")
 _PY_DEF_START = re.compile(r"^\s*(async\s+)?def\s")
 _PY_BLOCK_START = re.compile(
     r"^\s*(if|elif|else|for|while|with|try|except|finally|class|match|case|async\s+(for|with))\b"

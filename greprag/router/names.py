@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from greprag.context import LocalContext
-from greprag.languages import IDENTIFIER_RE, get_language, is_generic
+from greprag.languages import IDENTIFIER_RE, STRING_LITERAL_RE, get_language, is_generic
 from greprag.models import QueryKind
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ __all__ = [
 Fragment = Literal["suffix", "prefix"]
 PY_BUILTINS = frozenset(dir(builtins))
 _TOKEN_RE = re.compile(r"(\.\s*)?((?:[^\W\d]|\$)[\w$]*)(\s*\()?")
-_STRING_RE = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
 _COMMENT_RE = {"#": re.compile(r"#.*$"), "//": re.compile(r"//.*$")}
 _RECEIVER_RE = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
 _BINDING_RE = re.compile(r"(?:^|[\s(,])(?:self\.|this\.)?([A-Za-z_][\w]*)\s*(?::|=|:=)\s*$")
@@ -141,7 +140,7 @@ def harvest(
     lines[-1] = _PARTIAL_RE.sub("", lines[-1])  # a half-typed word is not a name yet
     found: dict[str, Name] = {}
     for offset, raw in enumerate(reversed(lines)):
-        text = _STRING_RE.sub('""', raw)
+        text = STRING_LITERAL_RE.sub('""', raw)
         if comment is not None:
             text = comment.sub("", text)
         if re.match(r"\s*(from|import|package|using|use)\b", text):
@@ -287,7 +286,7 @@ def self_member(ctx: LocalContext) -> str | None:
     """The member of the object (or, in a classmethod, the class) itself the cursor is
     on: ``self.lo`` → ``lo``, ``this.`` / ``cls.`` → ``""``, ``self.load(a, `` → ``load``;
     None elsewhere."""
-    prefix = _STRING_RE.sub('""', ctx.prefix)
+    prefix = STRING_LITERAL_RE.sub('""', ctx.prefix)
     access = _SELF_ACCESS_RE.search(prefix)
     if access:
         return access.group(1) or ""
@@ -300,7 +299,7 @@ def self_member(ctx: LocalContext) -> str | None:
 def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
     """What the cursor line is about to use: receiver type, open call, declared type."""
     w = weights
-    prefix = _STRING_RE.sub('""', _chained_prefix(ctx))
+    prefix = STRING_LITERAL_RE.sub('""', _chained_prefix(ctx))
     found: list[Name] = []
     receiver = _RECEIVER_RE.search(prefix)
     returned = None if receiver else _CALL_RECEIVER_RE.search(prefix)
