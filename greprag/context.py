@@ -430,11 +430,10 @@ def _empty_body(lines: Sequence[str], prefix: str, lang: str | None) -> bool:
         last -= 1
     if last < 0 or not lines[last].split("#", 1)[0].rstrip().endswith(":"):
         return False
-    if lines[last].lstrip()[:1] in _CLOSERS:  # ``) -> X:`` of a long signature
-        opener = _bracket_opener(lines, last)
-        if _PY_DEF_START.match(lines[opener]):
-            return _indent(lines[opener]) < len(prefix.expandtabs())
-    for index in range(last, max(-1, last - _SIGNATURE_LINES), -1):
+    top = last  # a long signature's ``) -> X:`` is looked at from where it opened
+    if lines[last].lstrip()[:1] in _CLOSERS:
+        top = _bracket_opener(lines, last)
+    for index in range(top, max(-1, top - _SIGNATURE_LINES), -1):
         if _PY_DEF_START.match(lines[index]):
             return _indent(lines[index]) < len(prefix.expandtabs())
         if _PY_BLOCK_START.match(lines[index]) or (
