@@ -68,6 +68,22 @@ def test_a_needed_class_over_the_cap_shows_its_member_signatures_not_a_stub():
     assert "def style_method_29(" in block.text and "compute_style_value" not in block.text
 
 
+def test_a_class_with_more_headers_than_the_room_holds_signatures_gets_no_outline():
+    from greprag.fusion.pack import marked_forms
+
+    item = MergedRange("style.py", 1, len(BIG_CLASS), 1.0, "grep", match_lines={2})
+
+    def class_forms(most_headers: int | None) -> list[str]:
+        forms = marked_forms("style.py", BIG_CLASS, item, most_headers=most_headers)
+        return [form.text for form in forms if form.of_class]
+
+    assert class_forms(None) and class_forms(30) == class_forms(None)  # 30 methods
+    assert class_forms(29) == []
+    # a compact form of 120 tokens holds at most 30 signatures: this class's do not fit
+    packed = pack([item], {"style.py": BIG_CLASS}.__getitem__, budget=4096, compact_after=0)
+    assert packed.blocks[0].tokens <= 120 and "def style_method_1(" not in packed.blocks[0].text
+
+
 def test_the_receivers_type_past_the_first_share_still_shows_its_member_signatures():
     lines = {"style.py": BIG_CLASS}.__getitem__
     found = MergedRange("style.py", 1, len(BIG_CLASS), 1.0, "grep", match_lines={2})
