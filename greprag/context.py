@@ -253,15 +253,27 @@ def _python_scope(lines: Sequence[str], ctx: LocalContext) -> None:
 
 
 _CLOSERS = ")]}"
-_MAX_BRACKETED_LINES = 60
+# lines a bracketed signature may span: fastapi's run to 355, each parameter's doc a
+# triple-quoted string in its annotation (``Doc("""...""")``)
+_MAX_BRACKETED_LINES = 1000
+_TRIPLE_QUOTES = re.compile(r"\"\"\"|'''")
 
 
 def _bracket_opener(lines: Sequence[str], number: int) -> int:
     """The line where the brackets that line ``number`` closes were opened (``number``
-    itself when not found within ``_MAX_BRACKETED_LINES``)."""
+    itself when not found within ``_MAX_BRACKETED_LINES``). Python: brackets in strings,
+    those spanning lines included, and in comments do not count."""
     depth = 0
+    inside = False  # in a triple-quoted string, scanning up from below it
     for above in range(number, max(-1, number - _MAX_BRACKETED_LINES), -1):
-        code = _strip_strings(lines[above])
+        code = lines[above]
+        parts = _TRIPLE_QUOTES.split(code)
+        if len(parts) % 2 == 0:  # a string spanning lines closes (or opens) here
+            code = parts[0] if inside else parts[-1]
+            inside = not inside
+        elif inside:
+            continue
+        code = _strip_strings(code).split("#", 1)[0]
         depth += sum(map(code.count, _CLOSERS)) - sum(map(code.count, "([{"))
         if depth <= 0:
             return above
@@ -382,6 +394,8 @@ def _bindings(lines: Sequence[str], ctx: LocalContext) -> None:
 
 _PY_DOC_QUOTES = ('"""', "'''")
 _ONE_LINE_DOCSTRING = re.compile(rf"[rRuU]?(?:{STRING_LITERAL_RE.pattern})")
+# a comment after a docstring's closing quotes (pydantic's linter directives)
+_COMMENT_AFTER_QUOTES = re.compile(r"(\"\"\"|'''|[\"'])\s*#.*$")
 _PY_DEF_START = re.compile(r"^\s*(async\s+)?def\s")
 _PY_BLOCK_START = re.compile(
     r"^\s*(if|elif|else|for|while|with|try|except|finally|class|match|case|async\s+(for|with))\b"
@@ -391,7 +405,7 @@ _SIGNATURE_LINES = 12  # a signature spread over more lines than this is not rec
 
 def _skip_docstring(lines: Sequence[str], index: int) -> int:
     """The index of the line above a docstring that ends on line ``index`` (or ``index``)."""
-    stripped = lines[index].strip()
+    stripped = _COMMENT_AFTER_QUOTES.sub(r"\1", lines[index].strip())
     if _ONE_LINE_DOCSTRING.fullmatch(stripped):  # ``"All args are strings"``
         return index - 1
     if not stripped.endswith(_PY_DOC_QUOTES):

@@ -78,6 +78,29 @@ def test_a_long_python_signature_or_a_plain_string_docstring_still_opens_an_empt
     assert build_local_context(plain, lang="python").empty_body
 
 
+def test_parameters_documented_in_long_strings_still_open_an_empty_body():
+    """fastapi documents each parameter in its annotation, ``Doc(\"\"\"...\"\"\")`` over many
+    lines with brackets in the prose: its signatures run to hundreds of lines."""
+    doc = "".join(
+        f"                Line {i} of the doc (with a bracket: [see below).\n" for i in range(40)
+    )
+    param = (
+        "        prefix: Annotated[\n"
+        "            str,\n"
+        '            Doc(\n                """\n'
+        f"{doc}"
+        '                """\n            ),\n'
+        "        ] = '',  # a comment with a bracket (\n"
+    )
+    before = f"class APIRouter:\n    def delete(\n        self,\n{param * 3}    ) -> None:\n"
+    ctx = build_local_context(before + '        """Add a route."""\n        ', lang="python")
+    assert ctx.empty_body and ctx.enclosing_function == "delete"
+    assert ctx.enclosing_class == "APIRouter"
+    # a linter's comment after the docstring's closing quotes
+    noqa = 'def condecimal(gt=None) -> type:\n    """Make a type.\n\n    """  # noqa: D212\n    '
+    assert build_local_context(noqa, lang="python").empty_body
+
+
 def test_a_comment_above_a_java_method_names_no_class():
     comment = "    // allow it by default on a class\n"
     header = "    public void testDefault() throws Exception\n    {\n  "
