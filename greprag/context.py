@@ -215,6 +215,7 @@ def _python_scope(lines: Sequence[str], ctx: LocalContext) -> None:
     """Enclosing function and class by indentation, scanning up from the cursor."""
     current = _indent(ctx.prefix) if ctx.prefix.strip() else None
     limit = current if current is not None else 10**6
+    scan = _MAX_SCANNED_LINES
     number = len(lines)
     while number > 0:
         number -= 1
@@ -223,9 +224,13 @@ def _python_scope(lines: Sequence[str], ctx: LocalContext) -> None:
             continue
         if number == len(lines) - 1 and ctx.prefix.strip():
             continue
-        if line.lstrip()[:1] in _CLOSERS:  # ``):`` of a long signature: its ``def`` line counts
-            number = _bracket_opener(lines, number)
-            line = lines[number]
+        if line.lstrip()[:1] in _CLOSERS and scan > 0:  # ``):`` of a long signature:
+            opener = _bracket_opener(lines, number, scan)  # its ``def`` line counts
+            if opener is None:
+                scan -= min(scan, number + 1)
+            else:
+                scan -= number - opener + 1
+                number, line = opener, lines[opener]
         indent = _indent(line)
         if indent >= limit:
             continue
@@ -256,16 +261,21 @@ _CLOSERS = ")]}"
 # lines a bracketed signature may span: fastapi's run to 355, each parameter's doc a
 # triple-quoted string in its annotation (``Doc("""...""")``)
 _MAX_BRACKETED_LINES = 1000
+# the lines all bracket scans of one context may read: a closing bracket on each of
+# thousands of lines, unbalanced, cost seconds
+_MAX_SCANNED_LINES = 4 * _MAX_BRACKETED_LINES
 _TRIPLE_QUOTES = re.compile(r"\"\"\"|'''")
 
 
-def _bracket_opener(lines: Sequence[str], number: int) -> int:
-    """The line where the brackets that line ``number`` closes were opened (``number``
-    itself when not found within ``_MAX_BRACKETED_LINES``). Python: brackets in strings,
-    those spanning lines included, and in comments do not count."""
+def _bracket_opener(
+    lines: Sequence[str], number: int, most: int = _MAX_BRACKETED_LINES
+) -> int | None:
+    """The line where the brackets that line ``number`` closes were opened; None when not
+    found within ``most`` lines. Python: brackets in strings, those spanning lines
+    included, and in comments do not count."""
     depth = 0
     inside = False  # in a triple-quoted string, scanning up from below it
-    for above in range(number, max(-1, number - _MAX_BRACKETED_LINES), -1):
+    for above in range(number, max(-1, number - most), -1):
         code = lines[above]
         parts = _TRIPLE_QUOTES.split(code)
         if len(parts) % 2 == 0:  # a string spanning lines closes (or opens) here
@@ -277,7 +287,7 @@ def _bracket_opener(lines: Sequence[str], number: int) -> int:
         depth += sum(map(code.count, _CLOSERS)) - sum(map(code.count, "([{"))
         if depth <= 0:
             return above
-    return number
+    return None
 
 
 def _join_signature(lines: Sequence[str], index: int, max_lines: int = 8) -> str:
@@ -446,7 +456,8 @@ def _empty_body(lines: Sequence[str], prefix: str, lang: str | None) -> bool:
         return False
     top = last  # a long signature's ``) -> X:`` is looked at from where it opened
     if lines[last].lstrip()[:1] in _CLOSERS:
-        top = _bracket_opener(lines, last)
+        opener = _bracket_opener(lines, last)
+        top = last if opener is None else opener
     for index in range(top, max(-1, top - _SIGNATURE_LINES), -1):
         if _PY_DEF_START.match(lines[index]):
             return _indent(lines[index]) < len(prefix.expandtabs())

@@ -101,6 +101,20 @@ def test_parameters_documented_in_long_strings_still_open_an_empty_body():
     assert build_local_context(noqa, lang="python").empty_body
 
 
+def test_unbalanced_closing_brackets_bound_the_bracket_scans(monkeypatch):
+    """Each closing-bracket line looks up for its opener; thousands of unbalanced ones
+    (each scan failing after a thousand lines) once cost seconds. All the scans of one
+    context now read a bounded number of lines."""
+    import greprag.context
+
+    read: list[str] = []
+    strip = greprag.context._strip_strings
+    monkeypatch.setattr(greprag.context, "_strip_strings", lambda s: read.append(s) or strip(s))
+    ctx = build_local_context("def f():\n" + "    )\n" * 5000 + "    ", lang="python")
+    assert ctx.enclosing_function == "f"
+    assert len(read) <= greprag.context._MAX_SCANNED_LINES
+
+
 def test_a_comment_above_a_java_method_names_no_class():
     comment = "    // allow it by default on a class\n"
     header = "    public void testDefault() throws Exception\n    {\n  "
