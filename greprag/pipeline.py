@@ -4,6 +4,7 @@ widen and pack → Result. Each stage lives in its own package; this module deci
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from greprag.config import Settings, load_settings
 from greprag.context import LocalContext, context_at, context_of_text, repo_relative
 from greprag.cursor_file import cursor_file
-from greprag.errors import RetrievalError, RouterError
+from greprag.errors import RetrievalError, RouterError, SearchError
 from greprag.explain import explain_retrieval
 from greprag.files import FileCache, FileStore
 from greprag.fusion.assemble import assemble
@@ -112,7 +113,8 @@ class Retriever:
             return {}
         known = None
         if self.grep is not None and ctx.lang in ("java", "python"):
-            known = self.grep.file_set(ctx.lang, list_now=ctx.lang == "java")
+            with contextlib.suppress(SearchError):  # listing past the timeout: stat instead
+                known = self.grep.file_set(ctx.lang, list_now=ctx.lang == "java")
         return resolve_imports(ctx, self.repo, known)
 
     # -- planning --------------------------------------------------------------------

@@ -441,7 +441,7 @@ class GrepRoute:
     def _listing(self, lang: str | None) -> _Listing:
         found = self._fresh(lang)
         if found is None:
-            listed = list_files(self.rg, self.repo, (lang,) if lang else ())
+            listed = list_files(self.rg, self.repo, (lang,) if lang else (), self.timeout)
             found = self._remember_files(lang, listed)
         return found
 

@@ -196,7 +196,10 @@ class SimilarRoute:
         return finish
 
     def _search_now(self, request: RouteRequest, terms: list[Term], started: float) -> RouteHits:
-        listed = self.grep.files(request.ctx.lang)
+        try:
+            listed = self.grep.files(request.ctx.lang)
+        except SearchError as exc:  # a listing past the timeout: no similar code this time
+            return self._finish(request, exc, started)
         found: list[Iterator[_Round] | Exception] = []
         self._occurrences(request, terms, listed, found)
         return self._finish(request, found[0], started)

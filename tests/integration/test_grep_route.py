@@ -305,6 +305,51 @@ def test_a_file_listing_past_the_timeout_leaves_the_search_as_it_was(py_repo, mo
     assert res.context == expected.context
 
 
+def test_a_listing_past_the_timeout_costs_the_similar_route_its_answer_only(py_repo, monkeypatch):
+    """Cold, the similar route lists the repository before its pass; when listing takes
+    too long, the retrieval goes on without similar code and says why."""
+    import sys
+
+    import greprag.rg
+    import greprag.routes.grep
+    from greprag import Retriever
+    from tests.conftest import cursor
+
+    where = cursor(py_repo, "transforms/normalize.py", "raise NotImplementedError", "        ")
+    stalled = [sys.executable, "-c", "import time; time.sleep(60)"]
+    monkeypatch.setattr(greprag.rg, "files_argv", lambda *args: stalled)
+    monkeypatch.setattr(greprag.routes.grep, "files_argv", lambda *args: stalled)
+    retriever = Retriever(py_repo)
+    retriever.grep.timeout = 1.0
+    res = retriever.retrieve(**where.kwargs())
+    assert res.blocks and all("similar" not in b.route.split("+") for b in res.blocks)
+    assert "similar: rg --files took longer than 1 s" in res.fallbacks
+
+
+def test_a_java_listing_past_the_timeout_resolves_imports_without_it(java_repo, monkeypatch):
+    """A Java cursor's imports are looked up in the file list, made at once when cold;
+    when listing takes too long, they are resolved by path and the retrieval goes on."""
+    import sys
+
+    import greprag.rg
+    import greprag.routes.grep
+    from greprag import Retriever
+    from tests.conftest import cursor
+
+    worker = "src/main/java/com/shop/workers/CleanupWorker.java"
+    where = cursor(java_repo, worker, 'config.get("cleanup")', "        ")
+    expected = Retriever(java_repo).local_context(where.file, where.line, where.column)
+    imported = Retriever(java_repo)._imports(expected)
+    assert imported, "the fixture's worker imports classes of the repository"
+    stalled = [sys.executable, "-c", "import time; time.sleep(60)"]
+    monkeypatch.setattr(greprag.rg, "files_argv", lambda *args: stalled)
+    monkeypatch.setattr(greprag.routes.grep, "files_argv", lambda *args: stalled)
+    retriever = Retriever(java_repo)
+    retriever.grep.timeout = 1.0
+    assert retriever._imports(expected) == imported
+    assert retriever.retrieve(**where.kwargs()).blocks
+
+
 def test_an_oversize_probe_past_the_timeout_leaves_the_search_as_it_was(tmp_path, monkeypatch):
     """The rg -l over oversize files only adds skips: when it takes too long, it is given
     up and the search's answer stands."""
