@@ -91,19 +91,13 @@ def marked_forms(
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
-    headers: set[int] | None = None  # found only when needed: a class may run for pages
-    roomy = True
-    if most_headers is not None:
-        headers = set(_def_headers(lines, first + 1, end))
-        roomy = len(headers) <= most_headers
+    headers = set(_def_headers(lines, first + 1, end))  # per file chunk, remembered
+    roomy = most_headers is None or len(headers) <= most_headers
     outlined = None
     if roomy and _CLASS_HEADER.search(lines[first - 1]):
         outlined = syntax.class_outlined(path, lines, start, first, end)
-    elif roomy:
-        if headers is None:
-            headers = set(_def_headers(lines, first + 1, end))
-        if _holds_class(lines, first, headers):
-            outlined = syntax.range_outlined(path, lines, start, end)
+    elif roomy and _holds_class(lines, first, headers):
+        outlined = syntax.range_outlined(path, lines, start, end)
     outline = outlined.text if outlined else ""
     if outline and item.match_lines and syntax.opens_members(path):
         # the members that matched, whole: what a class-wide merge would hide
@@ -115,8 +109,6 @@ def marked_forms(
         signatures = _signatures_only(outline)
         if signatures != outline:
             yield Form(signatures, of_class=True)
-    if headers is None:
-        headers = set(_def_headers(lines, first + 1, end))
     around: set[int] = set()
     for hit in item.match_lines:
         around |= {hit - 1, hit, hit + 1}
