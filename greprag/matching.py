@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["PATTERN_BUDGET_S", "SEARCH_BUDGET_S", "LineMatcher", "NamesMatcher"]
+__all__ = [
+    "PATTERN_BUDGET_S",
+    "SEARCH_BUDGET_S",
+    "LineMatcher",
+    "NamesMatcher",
+    "top_level_branches",
+]
 
 SEARCH_BUDGET_S = 0.02  # one line (at most max_line_chars long) against one pattern
 PATTERN_BUDGET_S = 0.25  # one pattern over all the lines of one search
@@ -107,7 +113,7 @@ class NamesMatcher:
         group = "(" + "|".join(names) + ")"
         if group not in pattern or _SLOT in pattern:
             return None
-        branches = _top_level_branches(pattern.replace(group, _SLOT))
+        branches = top_level_branches(pattern.replace(group, _SLOT))
         if branches is None or any(b.count(_SLOT) != 1 for b in branches):
             return None
         compiled = [_generic(b) for b in branches]
@@ -133,7 +139,7 @@ def _generic(branch: str) -> re.Pattern[str] | None:
         return None
 
 
-def _top_level_branches(pattern: str) -> list[str] | None:
+def top_level_branches(pattern: str) -> list[str] | None:
     """``pattern`` cut at its top-level ``|``; None when its brackets do not balance."""
     branches: list[str] = []
     depth, start, index, in_class = 0, 0, 0, False

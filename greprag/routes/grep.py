@@ -28,7 +28,7 @@ from greprag.cursor_file import CursorFile
 from greprag.errors import SearchError
 from greprag.files import FileCache
 from greprag.languages import get_language
-from greprag.matching import LineMatcher, NamesMatcher
+from greprag.matching import LineMatcher, NamesMatcher, top_level_branches
 from greprag.models import Candidate, Query, QueryPlan, Skip
 from greprag.rg import (
     RgMatch,
@@ -73,12 +73,16 @@ BOUND_DEMOTION = 0.6  # the prior left to the receiver's bindings once its type 
 @dataclass
 class _Compiled:
     """A query ready for attribution. ``needles``: strings one of which every line it
-    matches contains (None: unknown). Trusted patterns compile on first use."""
+    matches contains (None: unknown); ``lead``: the same for the keywords a definition
+    template opens on; ``spaced``: a name that whitespace precedes on every line it
+    matches. Trusted patterns compile on first use."""
 
     index: int
     query: Query
     needles: tuple[str, ...] | None
     trusted: bool
+    lead: tuple[str, ...] = ()
+    spaced: str = ""
     _matcher: LineMatcher | NamesMatcher | None = None
     failed: bool = False
 
@@ -124,10 +128,42 @@ def _needles(query: Query) -> tuple[str, ...] | None:
     return None
 
 
+# a template opening on keywords and whitespace: ``\b(class|interface)\s+``, ``^\s*class\s+``
+_KEYWORD_LEAD = re.compile(r"(?:\\b|\^\\s\*)(?:\(((?:@?\w+\|)*@?\w+)\)|(\w+))\\s\+")
+
+
+def _lead(query: Query) -> tuple[str, ...]:
+    r"""Keywords one of which is on every line a template query matches: those its only
+    branch opens on (``\b(class|interface)\s+Name``); () when it opens otherwise."""
+    if query.purpose not in TEMPLATE_PURPOSES or query.fixed:
+        return ()
+    opening = _KEYWORD_LEAD.match(query.pattern)
+    if opening is None or top_level_branches(query.pattern) != [query.pattern]:
+        return ()
+    keywords = opening.group(1) or opening.group(2)
+    return tuple(dict.fromkeys(word.lstrip("@") for word in keywords.split("|")))
+
+
+def _spaced(query: Query) -> str:
+    r"""The identifier when whitespace precedes it on every line a template query matches
+    (``\s+Name`` outside any group of its only branch, as in a definition template);
+    "" otherwise."""
+    name = query.identifier
+    if query.purpose not in TEMPLATE_PURPOSES or query.fixed or not name.isidentifier():
+        return ""
+    at = query.pattern.find(r"\s+" + name)
+    if at < 0 or top_level_branches(query.pattern) != [query.pattern]:
+        return ""
+    # a branch cut there is a top-level one only outside every group and class
+    cut = top_level_branches(query.pattern[:at] + "|" + query.pattern[at:])
+    return name if cut is not None and len(cut) == 2 else ""
+
+
 def _compile(index: int, query: Query) -> _Compiled | None:
     """The query for attribution; None when Python's regex engine cannot read it (an
     untrusted pattern is compiled at once to tell; a template's on first use)."""
-    compiled = _Compiled(index, query, _needles(query), query.purpose in TEMPLATE_PURPOSES)
+    trusted = query.purpose in TEMPLATE_PURPOSES
+    compiled = _Compiled(index, query, _needles(query), trusted, _lead(query), _spaced(query))
     if not compiled.trusted and compiled.matcher is None:
         return None
     return compiled
@@ -152,7 +188,9 @@ def _limit(query: Query, own: str | None) -> str:
 
 
 def _possible(compiled: list[_Compiled], text: str) -> list[_Compiled]:
-    """The queries that could match in ``text``: one of their needles is in it."""
+    """The queries that could match in ``text``: one of their needles is in it, and one
+    of their lead keywords, and their spaced name after whitespace. Cheaper than a
+    regex: most lines holding a class's name only use it."""
     found = []
     for c in compiled:  # called per matched line: a loop, not a generator per query
         needles = c.needles
@@ -161,9 +199,26 @@ def _possible(compiled: list[_Compiled], text: str) -> list[_Compiled]:
             continue
         for needle in needles:
             if needle in text:
-                found.append(c)
                 break
+        else:
+            continue
+        if c.lead and not any(word in text for word in c.lead):
+            continue
+        if c.spaced and not _after_space(text, c.spaced):
+            continue
+        found.append(c)
     return found
+
+
+def _after_space(text: str, name: str) -> bool:
+    """Whether ``name`` occurs in ``text`` right after a whitespace character (any that
+    rg's Unicode whitespace class matches: ``str.isspace`` holds for all of them)."""
+    at = text.find(name, 1)
+    while at > 0:
+        if text[at - 1].isspace():
+            return True
+        at = text.find(name, at + 1)
+    return False
 
 
 def _attribute(compiled: list[_Compiled], text: str, complete: bool) -> list[_Compiled]:

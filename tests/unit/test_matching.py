@@ -59,8 +59,8 @@ def test_a_pattern_that_is_no_template_of_its_names_gets_no_names_matcher() -> N
 
 
 def test_brackets_inside_a_character_class_do_not_split_the_branches() -> None:
-    from greprag.matching import _top_level_branches
+    from greprag.matching import top_level_branches
 
-    assert _top_level_branches(r"^[^]|(]x|(A|B)y") == [r"^[^]|(]x", r"(A|B)y"]
-    assert _top_level_branches(r"[]|]a|b") == [r"[]|]a", "b"]
-    assert _top_level_branches(r"(a|b") is None
+    assert top_level_branches(r"^[^]|(]x|(A|B)y") == [r"^[^]|(]x", r"(A|B)y"]
+    assert top_level_branches(r"[]|]a|b") == [r"[]|]a", "b"]
+    assert top_level_branches(r"(a|b") is None
