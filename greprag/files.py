@@ -15,7 +15,6 @@ any other bytes as UTF-8 with undecodable bytes shown as U+FFFD, never dropped.
 from __future__ import annotations
 
 import codecs
-import hashlib
 import os
 import stat
 import threading
@@ -179,7 +178,6 @@ def _stat_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
 @dataclass(frozen=True)
 class _Stored:
     key: tuple[int, int, int, int, int]
-    digest: bytes
     lines: tuple[str, ...]  # shared between retrievals; a tuple of str, so the garbage
     # collector stops walking it after one pass (a list is walked by every full collection)
     chars: int
@@ -226,14 +224,12 @@ class FileStore:
             self.invalidate([path])
             return None
         data, info = read
-        digest = hashlib.blake2b(data, digest_size=16).digest()
-        if entry is not None and entry.digest == digest:
-            lines, chars = entry.lines, entry.chars
-        else:
-            text = decode_text(data)
-            lines, chars = tuple(split_lines(text)), len(text)
+        text = decode_text(data)
+        lines, chars = tuple(split_lines(text)), len(text)
+        if entry is not None and entry.lines == lines:  # touched, not changed: keep the object
+            lines = entry.lines
         trusted = started - max(info.st_mtime_ns, info.st_ctime_ns) > RACY_NS
-        self._keep(path, _Stored(_stat_key(info), digest, lines, chars, trusted))
+        self._keep(path, _Stored(_stat_key(info), lines, chars, trusted))
         return lines
 
     def _keep(self, path: str, entry: _Stored) -> None:
