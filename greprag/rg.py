@@ -381,7 +381,6 @@ def collect_plain(stdout: bytes) -> RgOutput:
     output = RgOutput()
     append = output.matches.append  # a flood is thousands of lines: partition, no slicing
     odd: dict[str, str] = {}
-    names: dict[bytes, tuple[str, str | None]] = {}
     carry = b""
     for raw in stdout.split(b"\n"):
         name, nul, rest = raw.partition(b"\0")
@@ -397,10 +396,7 @@ def collect_plain(stdout: bytes) -> RgOutput:
             continue
         if carry:
             name, carry = carry + name, b""
-        known = names.get(name)
-        if known is None:
-            known = names[name] = _plain_path(name)
-        path, problem = known
+        path, problem = _plain_path(name)
         if problem:
             odd[path] = problem
             continue
@@ -411,8 +407,10 @@ def collect_plain(stdout: bytes) -> RgOutput:
     return output
 
 
+@lru_cache(maxsize=1 << 16)
 def _plain_path(raw: bytes) -> tuple[str, str | None]:
-    """A plain record's path, and why it cannot be a block's path (or None)."""
+    """A plain record's path, and why it cannot be a block's path (or None); remembered:
+    a words pass names a thousand files, the same ones from one retrieval to the next."""
     try:
         path = _clean_path(raw.decode("utf-8"))
     except UnicodeDecodeError:
