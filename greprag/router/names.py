@@ -64,6 +64,8 @@ _DOC_BLOCKS = {
 }
 _BRACED_DOC_BLOCKS = re.compile(rf"({_BLOCK_COMMENTS})|{_ONE_LINE_STRINGS}|//[^\n]*")
 _SELF_NAMES = ("self", "this", "cls", "super")
+_TYPE_DEFINITION = re.compile(r"(?:class|interface|enum|record|struct|trait)\s+(\w+)")
+_WORD_CHAR = re.compile(r"\w")
 # How far back of a name the receiver chain (``a.b.c.``) and ``new`` are looked for: a
 # bounded look keeps harvesting linear in the line's length.
 RECEIVER_CHARS = 120
@@ -194,7 +196,17 @@ def _local_definitions(ctx: LocalContext) -> set[str]:
     """Names the current file defines itself (its own defs, classes, local variables)."""
     if ctx.lang == "python" or ctx.lang is None:
         return set(re.findall(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", ctx.before, re.M))
-    return set(re.findall(r"\b(?:class|interface|enum|record|struct|trait)\s+(\w+)", ctx.before))
+    # ``\b(?:class|...)\s+(\w+)``, the ``\b`` checked by hand: a pattern opening on it is
+    # tried at every character, one opening on the keywords is found by re's fast scan
+    found: set[str] = set()
+    text, at = ctx.before, 0
+    while match := _TYPE_DEFINITION.search(text, at):
+        if match.start() and _WORD_CHAR.match(text, match.start() - 1):
+            at = match.start() + 1  # inside a longer word (``subclass``)
+            continue
+        found.add(match.group(1))
+        at = match.end()
+    return found
 
 
 def _add_receiver_type(

@@ -51,7 +51,11 @@ IMPORT_PROBE_MAX = 30  # names in one import alternation; the latest imports are
 FIRST_USE_MAX = 3  # imported, unused names whose uses elsewhere are probed
 UNUSED_MODULES = 2  # imported modules not yet used whose top-level names are probed
 ANY_NAME = "*"  # a module-member probe for every top-level name of the module
-_IMPORT_LINE = re.compile(r"^\s*(from\s+\S+\s+)?import\b.*$|^\s*import\s.*$", re.M)
+# import statements, each from the newline before its line: a pattern that opens on a
+# literal is found by re's fast scan, one that opens on ``^\s*`` is tried at every
+# character (8x slower on a long file). The blank lines above stay: they hold no name
+_IMPORT_LINE = re.compile(r"\n[^\S\n]*(?:(from\s+\S+\s+)?import\b.*$|import\s.*$)", re.M)
+_FROM_IMPORT_BLOCK = re.compile(r"\n[^\S\n]*from\s+\S+\s+import\s*\([^)]*\)")
 _MEMBER_AT_CURSOR = re.compile(r"\.\s*\w*$")  # ``item.`` or ``item.na``
 _LINE_COMMENTS = re.compile(r"#.*$|//.*$", re.M)
 _TEST_NAME = re.compile(r"^test(?:_+|(?=[A-Z]))(\w+)$")  # ``test_format_pos``, ``testIsBlank``
@@ -232,10 +236,11 @@ def _camel(parts: Sequence[str]) -> str:
 
 # -- imports -------------------------------------------------------------------------
 def code_without_imports(blanked: str) -> str:
-    """The code of a ``blank_docstrings`` text: its imports and line comments removed too."""
-    text = _LINE_COMMENTS.sub("", blanked)
-    text = re.sub(r"^\s*from\s+\S+\s+import\s*\([^)]*\)", "", text, flags=re.M)
-    return _IMPORT_LINE.sub("", text)
+    """The code of a ``blank_docstrings`` text: its imports and line comments removed too
+    (each import statement's line kept empty)."""
+    text = "\n" + _LINE_COMMENTS.sub("", blanked)  # the first line has a newline before it
+    text = _FROM_IMPORT_BLOCK.sub("\n", text)
+    return _IMPORT_LINE.sub("\n", text)[1:]
 
 
 def import_probes(
