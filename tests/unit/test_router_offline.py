@@ -237,3 +237,43 @@ def test_a_models_full_plan_keeps_every_query_and_gains_the_traced_call():
     assert OfflineRouter().complete(plan, ctx, {"arrange": "layout/grid.py"}).queries == (
         plan.queries
     )
+
+
+def test_import_statements_leave_no_names_in_the_code_anywhere_in_the_file():
+    from greprag.languages import IDENTIFIER_RE
+    from greprag.router.probes import code_without_imports
+
+    text = (
+        "import alpha\n"
+        "\n\n  from beta import (gamma,\n    delta)\n"
+        "from eps.zeta import eta  # why\n"
+        "def run():\n"
+        "    import theta\n"
+        "    return kappa.lam(gamma)\n"
+        "ximport = iota\n"
+    )
+    code = code_without_imports(text)
+    assert set(IDENTIFIER_RE.findall(code)) == {
+        "def",
+        "run",
+        "return",
+        "kappa",
+        "lam",
+        "gamma",
+        "ximport",
+        "iota",
+    }
+    assert code.count("\n") <= text.count("\n")
+
+
+def test_type_definitions_of_a_braced_file_are_whole_words():
+    from greprag.router.names import _local_definitions
+
+    before = (
+        "class Outer extends subclass {\n"
+        "  xinterface Bogus;\n"
+        "  subclass interface Inner {}\n"
+        "  enum E {}\n"
+    )
+    ctx = build_local_context(before, lang="java")
+    assert _local_definitions(ctx) == {"Outer", "Inner", "E"}
