@@ -7,6 +7,7 @@ import posixpath
 import re
 from collections.abc import Set
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from greprag.context import ImportRef, LocalContext, go_package
@@ -172,12 +173,23 @@ def resolve_imports(
 
 
 def _suffix_match(suffix: str, known_files: Set[str] | None) -> str | None:
+    """The first listed path (in sorted order) that ends with ``suffix``, a
+    ``/package/path/Name.java``; found among the files of that name."""
     if not known_files:
         return None
-    for path in known_files:
-        if ("/" + path).endswith(suffix):
-            return path
-    return None
+    named = _by_file_name(frozenset(known_files)).get(suffix.rsplit("/", 1)[-1], ())
+    return next((path for path in named if ("/" + path).endswith(suffix)), None)
+
+
+@lru_cache(maxsize=4)
+def _by_file_name(known_files: frozenset[str]) -> dict[str, list[str]]:
+    """The listed paths by file name, each name's sorted: a Java import is matched among
+    the few files of its class's name, not every file of the repository (once per
+    listing: the grep route hands out the same frozenset until it lists again)."""
+    index: dict[str, list[str]] = {}
+    for path in sorted(known_files):
+        index.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    return index
 
 
 _JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)

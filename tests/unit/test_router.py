@@ -157,3 +157,17 @@ def test_go_imports_of_the_module_resolve_to_their_package_and_others_stay_outsi
     defined = {q.identifier for q in plan.queries if q.purpose == "definition"}
     assert "AddItem" in defined and not {"NewRequest", "http"} & probed
     assert "cart" not in defined  # a package: no definition bears its name
+
+
+def test_a_java_import_found_under_two_roots_resolves_to_the_first_path_in_sorted_order(tmp_path):
+    """Not to whichever a set happens to hold first: that changes with the hash seed."""
+    before = "package app;\nimport com.acme.util.Text;\nimport java.util.List;\nclass A {\n  "
+    ctx = build_local_context(before, path="app/A.java", lang="java", line=5)
+    known = {
+        "mod-b/src/com/acme/util/Text.java",
+        "mod-a/src/com/acme/util/Text.java",
+        "mod-a/src/com/acme/util/OtherText.java",
+        "docs/Text.java",
+    }
+    found = resolve_imports(ctx, tmp_path, frozenset(known))
+    assert found == {"Text": "mod-a/src/com/acme/util/Text.java"}  # List: not in the repo
