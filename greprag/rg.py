@@ -407,7 +407,7 @@ def collect_plain(stdout: bytes) -> RgOutput:
     return output
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)  # ~3 MB at most; a repository's files, mostly
 def _plain_path(raw: bytes) -> tuple[str, str | None]:
     """A plain record's path, and why it cannot be a block's path (or None); remembered:
     a words pass names a thousand files, the same ones from one retrieval to the next."""
