@@ -32,6 +32,7 @@ __all__ = [
     "rank",
     "self_member",
     "targets",
+    "word_start_groups",
 ]
 
 Fragment = Literal["suffix", "prefix"]
@@ -196,15 +197,20 @@ def _local_definitions(ctx: LocalContext) -> set[str]:
     """Names the current file defines itself (its own defs, classes, local variables)."""
     if ctx.lang == "python" or ctx.lang is None:
         return set(re.findall(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", ctx.before, re.M))
-    # ``\b(?:class|...)\s+(\w+)``, the ``\b`` checked by hand: a pattern opening on it is
-    # tried at every character, one opening on the keywords is found by re's fast scan
-    found: set[str] = set()
-    text, at = ctx.before, 0
-    while match := _TYPE_DEFINITION.search(text, at):
+    return set(word_start_groups(_TYPE_DEFINITION, ctx.before))
+
+
+def word_start_groups(pattern: re.Pattern[str], text: str) -> list[str]:
+    """What ``re.findall`` finds (one group) with ``\b`` before ``pattern``, the ``\b``
+    checked by hand: a pattern opening on ``\b`` is tried at every character (~30x slower
+    on a long file), one opening on a literal is found by ``re``'s fast scan."""
+    found: list[str] = []
+    at = 0
+    while match := pattern.search(text, at):
         if match.start() and _WORD_CHAR.match(text, match.start() - 1):
             at = match.start() + 1  # inside a longer word (``subclass``)
             continue
-        found.add(match.group(1))
+        found.append(match.group(1))
         at = match.end()
     return found
 
