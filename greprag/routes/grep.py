@@ -132,38 +132,32 @@ def _needles(query: Query) -> tuple[str, ...] | None:
 _KEYWORD_LEAD = re.compile(r"(?:\\b|\^\\s\*)(?:\(((?:@?\w+\|)*@?\w+)\)|(\w+))\\s\+")
 
 
-def _lead(query: Query) -> tuple[str, ...]:
-    r"""Keywords one of which is on every line a template query matches: those its only
-    branch opens on (``\b(class|interface)\s+Name``); () when it opens otherwise."""
+def _guards(query: Query) -> tuple[tuple[str, ...], str]:
+    r"""What is on every line a template query of one branch matches, besides its needle:
+    one of the keywords it opens on (``\b(class|interface)\s+Name``), and whitespace
+    before its identifier where ``\s+Name`` stands outside any group; ``()`` and ``""``
+    where the pattern promises neither."""
     if query.purpose not in TEMPLATE_PURPOSES or query.fixed:
-        return ()
-    opening = _KEYWORD_LEAD.match(query.pattern)
-    if opening is None or top_level_branches(query.pattern) != [query.pattern]:
-        return ()
-    keywords = opening.group(1) or opening.group(2)
-    return tuple(dict.fromkeys(word.lstrip("@") for word in keywords.split("|")))
-
-
-def _spaced(query: Query) -> str:
-    r"""The identifier when whitespace precedes it on every line a template query matches
-    (``\s+Name`` outside any group of its only branch, as in a definition template);
-    "" otherwise."""
-    name = query.identifier
-    if query.purpose not in TEMPLATE_PURPOSES or query.fixed or not name.isidentifier():
-        return ""
-    at = query.pattern.find(r"\s+" + name)
-    if at < 0 or top_level_branches(query.pattern) != [query.pattern]:
-        return ""
+        return (), ""
+    pattern, name = query.pattern, query.identifier
+    opening = _KEYWORD_LEAD.match(pattern)
+    at = pattern.find(r"\s+" + name) if name.isidentifier() else -1
+    if (opening is None and at < 0) or top_level_branches(pattern) != [pattern]:
+        return (), ""
+    lead: tuple[str, ...] = ()
+    if opening is not None:
+        keywords = opening.group(1) or opening.group(2)
+        lead = tuple(dict.fromkeys(word.lstrip("@") for word in keywords.split("|")))
     # a branch cut there is a top-level one only outside every group and class
-    cut = top_level_branches(query.pattern[:at] + "|" + query.pattern[at:])
-    return name if cut is not None and len(cut) == 2 else ""
+    cut = top_level_branches(pattern[:at] + "|" + pattern[at:]) if at >= 0 else None
+    return lead, name if cut is not None and len(cut) == 2 else ""
 
 
 def _compile(index: int, query: Query) -> _Compiled | None:
     """The query for attribution; None when Python's regex engine cannot read it (an
     untrusted pattern is compiled at once to tell; a template's on first use)."""
     trusted = query.purpose in TEMPLATE_PURPOSES
-    compiled = _Compiled(index, query, _needles(query), trusted, _lead(query), _spaced(query))
+    compiled = _Compiled(index, query, _needles(query), trusted, *_guards(query))
     if not compiled.trusted and compiled.matcher is None:
         return None
     return compiled
