@@ -59,6 +59,8 @@ _FROM_IMPORT_BLOCK = re.compile(r"\n[^\S\n]*from\s+\S+\s+import\s*\([^)]*\)")
 _MEMBER_AT_CURSOR = re.compile(r"\.\s*\w*$")  # ``item.`` or ``item.na``
 _LINE_COMMENTS = re.compile(r"#.*$|//.*$", re.M)
 _TEST_NAME = re.compile(r"^test(?:_+|(?=[A-Z]))(\w+)$")  # ``test_format_pos``, ``testIsBlank``
+# a parameter holding what the test expects of a name: ``expected_size``, ``expectedSize``
+_EXPECTED = re.compile(r"\bexpect(?:ed)?_([^\W\d]\w*)|\bexpected([A-Z]\w*)")
 _TEST_CLASS = re.compile(r"^Test_?([A-Z]\w+)$|^([A-Z]\w+?)Tests?$")  # the class under test
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 SUBJECT_PARTS = 6  # a test name's first parts that subjects are made of
@@ -186,7 +188,8 @@ def test_subject_probes(ctx: LocalContext, weight: float) -> list[Query]:
     template = lang.definition.get("method") if test else None
     if test and template:
         skip = lang.keywords
-        names = [n for n in subject_names(test.group(1)) if n not in skip and not is_generic(n)]
+        found = expected_names(ctx.function_signature or "") + subject_names(test.group(1))
+        names = [n for n in dict.fromkeys(found) if n not in skip and not is_generic(n)]
         names = names[:SUBJECT_NAMES]
         if names:
             pattern = template.replace("{name}", _alternation(names))
@@ -217,6 +220,20 @@ def subject_names(rest: str) -> list[str]:
         name = "_".join(parts[i:j]) if snake else _camel(parts[i:j])
         shortest = MIN_SUBJECT_CHARS if j - i > 1 else MIN_LONE_SUBJECT_CHARS
         if len(name) >= shortest and name.isidentifier() and name not in found:
+            found.append(name)
+    return found
+
+
+def expected_names(signature: str) -> list[str]:
+    """What a parametrized test's expectations are named after: ``is_bool_flag`` of
+    ``expect_is_bool_flag``, ``statusCode`` of ``expectedStatusCode``: the attribute or
+    function under test, whose definition the test's lines then name."""
+    found = []
+    for match in _EXPECTED.finditer(signature):
+        snake, camel = match.groups()
+        name = snake or camel[:1].lower() + camel[1:]
+        one_word = name.strip("_").isalnum() and name.islower()
+        if len(name) >= (MIN_LONE_SUBJECT_CHARS if one_word else MIN_SUBJECT_CHARS):
             found.append(name)
     return found
 

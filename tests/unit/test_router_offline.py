@@ -10,7 +10,7 @@ from greprag.models import Query, QueryPlan
 from greprag.router import OfflineRouter
 from greprag.router.names import blank_docstrings
 from greprag.router.offline import RouterWeights
-from greprag.router.probes import subject_names
+from greprag.router.probes import expected_names, subject_names
 
 
 def _plan(src: str, lang: str, imported: dict[str, str] | None = None):
@@ -203,6 +203,23 @@ def test_router_probes_the_function_a_test_names_without_displacing_a_probe():
     assert [q for q in plan.queries if q is not subject[0]] == plain.queries
     _, java = _plan("class T {\n  @Test\n  void testReadSwappedLong() {\n    long v = ", "java")
     assert any(q.identifier.startswith("readSwappedLong,") for q in java.queries)
+
+
+def test_a_tests_expectations_give_the_names_they_expect_of():
+    signature = "def test_flags(opt_decls, expect_is_flag, expect_is_bool_flag, expected_size):"
+    assert expected_names(signature) == ["is_flag", "is_bool_flag"]  # ``size``: one short word
+    assert expected_names("void testX(int expectedStatusCode, int expect_100)") == ["statusCode"]
+    body = (
+        "def test_flag_auto_detection(opt_decls, expect_is_bool_flag):\n"
+        "    option = Option([opt_decls])\n"
+        "    "
+    )
+    _, plan = _plan(body, "python")
+    subject = [q for q in plan.queries if q.identifier.startswith("is_bool_flag,")]
+    assert len(subject) == 1
+    assert re.search(subject[0].pattern, "    def is_bool_flag(self) -> bool:")
+    _, plain = _plan(body.replace("expect_is_bool_flag", "flag"), "python")
+    assert not any("is_bool_flag" in q.identifier for q in plain.queries)
 
 
 def test_router_probes_the_class_a_test_class_names():
