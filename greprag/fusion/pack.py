@@ -266,20 +266,18 @@ def _first_fitting(
     definition headers than its limit holds signatures."""
     class_limit = min(cap if class_cap is None else max(cap, class_cap), left)
     most_headers = class_limit // _MIN_SIGNATURE_TOKENS
-    forms = marked_forms(item.path, lines, item, whole_signature, most_headers)
-    form = next(forms, None)
-    while form is not None:
-        following = next(forms, None)
+    block = None
+    for form in marked_forms(item.path, lines, item, whole_signature, most_headers):
         limit = cap if not form.of_class or class_cap is None else max(cap, class_cap)
-        if following is None:  # the shortest form
-            limit = left
         limit = min(limit, left)
         block = Block(item.path, item.start_line, end, form.text, score, item.route, outline=True)
         block.tokens = _count_upto(block_text(block), limit, encoding)
         if block.tokens <= limit:
             return block
-        form = following
-    return None
+    if block is None or block.tokens > left:  # the shortest form may use all that is left
+        return None
+    block.tokens = _count_upto(block_text(block), left, encoding)
+    return block if block.tokens <= left else None
 
 
 MIN_USEFUL_TOKENS = 24
