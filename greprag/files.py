@@ -127,6 +127,7 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+_BOM_PREFIXES = tuple(bom for bom, _ in _BOMS)
 BINARY_SNIFF_BYTES = 8192
 
 
@@ -182,6 +183,7 @@ class _Stored:
     # collector stops walking it after one pass (a list is walked by every full collection)
     chars: int
     trusted: bool  # its timestamps were old enough to tell a later change
+    plain: bool  # UTF-8 without a byte-order mark, no CR or NUL: rg reads these very lines
 
 
 class FileStore:
@@ -229,8 +231,18 @@ class FileStore:
         if entry is not None and entry.lines == lines:  # touched, not changed: keep the object
             lines = entry.lines
         trusted = started - max(info.st_mtime_ns, info.st_ctime_ns) > RACY_NS
-        self._keep(path, _Stored(_stat_key(info), lines, chars, trusted))
+        plain = not data.startswith(_BOM_PREFIXES) and b"\r" not in data and b"\0" not in data
+        self._keep(path, _Stored(_stat_key(info), lines, chars, trusted, plain))
         return lines
+
+    def plain_size(self, path: str, lines: Sequence[str]) -> int | None:
+        """The size in bytes of ``path`` when ``lines`` are its lines as last read and it
+        is plain text (``_Stored.plain``): what rg searches, line for line; else None."""
+        with self._lock:
+            entry = self._entries.get(path)
+        if entry is None or entry.lines is not lines or not entry.plain:
+            return None
+        return entry.key[2]
 
     def _keep(self, path: str, entry: _Stored) -> None:
         with self._lock:
@@ -291,6 +303,15 @@ class FileCache:
                 cached = tuple(split_lines(read_text(self.repo, path) or ""))
             self.lines[path] = cached
         return cached
+
+    def plain(self, path: str, max_bytes: int) -> tuple[str, ...] | None:
+        """``path``'s lines when they are what rg would search, line for line, and the
+        file is at most ``max_bytes`` (``FileStore.plain_size``); else None."""
+        if self.store is None:
+            return None
+        lines = self.get(path)
+        size = self.store.plain_size(path, lines)
+        return lines if size is not None and size <= max_bytes else None
 
     def allowed(self, path: str) -> bool:
         """``path`` resolves inside the repo now (not a symlink out, no ``..``)."""
