@@ -25,6 +25,7 @@ __all__ = [
     "SEARCH_BUDGET_S",
     "LineMatcher",
     "NamesMatcher",
+    "as_rg_reads",
     "top_level_branches",
 ]
 
@@ -169,3 +170,21 @@ def top_level_branches(pattern: str) -> list[str] | None:
     if depth or in_class:
         return None
     return [*branches, pattern[start:]]
+
+
+# rg's Unicode ``\s`` (``(?u:\s)``, which ``rg.prefilter_friendly`` writes for ``\s*``): the
+# White_Space property. Python's own Unicode ``\s`` also takes U+001C..U+001F.
+_RG_UNICODE_SPACE = "[\\t-\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+
+
+@lru_cache(maxsize=1024)
+def as_rg_reads(rg_pattern: str) -> re.Pattern[str] | None:
+    """An ASCII pattern as rg runs it (``--no-unicode``: ASCII classes, but its
+    ``(?u:\\s)``), for Python's ``re``; None when ``re`` cannot read it. Only for GrepRAG's
+    own templates, which ``re`` reads as rg does and matches in linear time."""
+    if not rg_pattern.isascii():
+        return None
+    try:
+        return re.compile(rg_pattern.replace("(?u:\\s)", _RG_UNICODE_SPACE), re.ASCII)
+    except (re.error, OverflowError, RecursionError, ValueError):
+        return None

@@ -5,7 +5,8 @@ matched line is then attributed to the queries whose pattern it matches. That sc
 repository once instead of ten times. Queries limited to some files (every definition
 of an imported module, in that module) run in other processes over those files alone,
 so that their matches neither flood the output nor use up rg's per-file line cap (the
-module probes of every top-level name in one, the rest in another). A
+module probes of every top-level name in one, the rest in another); over a few files of
+plain text they are matched in-process instead, line by line as rg would. A
 query that floods (hits in too many files) is narrowed to its hits in files that other
 queries also hit, or dropped.
 """
@@ -15,10 +16,11 @@ from __future__ import annotations
 import re
 import subprocess
 import time
+from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from itertools import groupby
+from itertools import accumulate, groupby
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,9 +28,9 @@ from greprag.config import Settings
 from greprag.context import untyped_receiver
 from greprag.cursor_file import CursorFile
 from greprag.errors import SearchError
-from greprag.files import FileCache
+from greprag.files import FileCache, LinesMemo, file_text
 from greprag.languages import get_language
-from greprag.matching import LineMatcher, NamesMatcher, top_level_branches
+from greprag.matching import LineMatcher, NamesMatcher, as_rg_reads, top_level_branches
 from greprag.models import Candidate, Query, QueryPlan, Skip
 from greprag.rg import (
     RgMatch,
@@ -64,6 +66,7 @@ OWN_FILE = "own file"  # the rg process of probes limited to the cursor's own fi
 # use up the per-file cap before its members below, the ones the prompt does not show
 OWN_FILE_MAX_COUNT = 5000
 OWN_FILE_HITS = 15  # per query, its nearest lines below the cursor in the cursor's file
+MAX_FILES_HERE = 4  # limited queries over at most this many files are matched in-process
 SECOND_HOP_TYPES = 3  # receiver types a second hop probes
 SECOND_HOP_WEIGHT = 0.9  # their probes' weight (a definition probe of the cursor's own type: 1.0)
 BASE_WEIGHT = 0.8  # probes of the bases of a class the first pass found (routes.bases)
@@ -161,6 +164,61 @@ def _compile(index: int, query: Query) -> _Compiled | None:
     if not compiled.trusted and compiled.matcher is None:
         return None
     return compiled
+
+
+_MATCHED_HERE = LinesMemo(512)  # per file content, patterns and cap, across retrievals
+_LINE_STARTS = LinesMemo(64)  # the files limited probes search: the same few
+
+
+def _matched_here(
+    members: list[_Compiled], files: dict[str, tuple[str, ...]], cap: int
+) -> list[RgMatch]:
+    """What rg prints for ``members`` over ``files`` (``GrepRoute._here``): each line one
+    of them matches, the first ``cap`` of a file (``--max-count``). Remembered per file
+    content: a module's probe of every name is the same in every retrieval."""
+    key = (tuple(rg_pattern(c.query) for c in members), cap)
+    matches: list[RgMatch] = []
+    for path, lines in files.items():
+        numbers = _MATCHED_HERE.get(lines, key, lambda lines=lines: _matching(members, lines, cap))
+        matches += [RgMatch(path, n, lines[n - 1]) for n in numbers]
+    return matches
+
+
+def _matching(members: list[_Compiled], lines: Sequence[str], cap: int) -> tuple[int, ...]:
+    """The numbers of the first ``cap`` of ``lines`` one of ``members`` matches; only
+    the lines holding a needle are tried when every member has needles."""
+    distinct = list({rg_pattern(c.query): c for c in members}.values())
+    needles = [n for c in distinct for n in c.needles or ()]
+    if all(c.needles for c in distinct):
+        tried: Iterable[int] = _holding(lines, needles)
+    else:
+        tried = range(1, len(lines) + 1)
+    regexes = [as_rg_reads(rg_pattern(c.query)) for c in distinct]  # ``_here`` read them all
+    searches = [regex.search for regex in regexes if regex is not None]
+    found: list[int] = []
+    for number in tried:
+        line = lines[number - 1]
+        if any(search(line) for search in searches):
+            found.append(number)
+            if len(found) >= cap:
+                break
+    return tuple(found)
+
+
+def _holding(lines: Sequence[str], needles: list[str]) -> list[int]:
+    """The numbers of the lines holding one of ``needles``, ascending (found in the
+    file's text, a line number per occurrence by bisection)."""
+    text = file_text(lines)
+    starts = _LINE_STARTS.get(
+        lines, "starts", lambda: list(accumulate((len(line) + 1 for line in lines), initial=0))
+    )
+    numbers: set[int] = set()
+    for needle in dict.fromkeys(needles):
+        at = text.find(needle)
+        while at >= 0:
+            numbers.add(bisect_right(starts, at))
+            at = text.find(needle, at + 1)
+    return sorted(numbers)
 
 
 def _group(query: Query) -> str | None:
@@ -401,7 +459,7 @@ class GrepRoute:
             if not any(c.index == i for c in compiled):
                 stats[i].note = "pattern rejected by the regex engine"
         own = current.path
-        searches, skipped, rejected = self._run(compiled, request.rg_threads, own)
+        searches, skipped, rejected = self._run(compiled, request.rg_threads, own, files)
         notes = []
         for c in compiled:
             reason = rejected.get(rg_pattern(c.query))
@@ -571,13 +629,19 @@ class GrepRoute:
         return [Skip(path, reason) for path in sorted(set(parse_file_list(out)))]
 
     def _run(
-        self, compiled: list[_Compiled], threads: int = 0, own: str | None = None
+        self,
+        compiled: list[_Compiled],
+        threads: int = 0,
+        own: str | None = None,
+        files: FileCache | None = None,
     ) -> tuple[list[_Search], list[Skip], dict[str, str]]:
         """The queries in one rg process per language, and the queries limited to some
         files in others, run over those files alone (a probe of every definition in one
         module would otherwise match in every file): each process's matches, the skips,
         and the patterns rg rejected with its reasons (the rest still ran). ``threads``:
-        each process's (0: rg's default); ``own``: the cursor's file (see ``_limit``)."""
+        each process's (0: rg's default); ``own``: the cursor's file (see ``_limit``).
+        Limited queries over a few plain files (``files``) are matched here, as rg would
+        (``_here``), while the processes run: a process costs more than such a search."""
         groups: dict[tuple[str | None, str], list[_Compiled]] = defaultdict(list)
         for c in compiled:
             groups[(_group(c.query), _limit(c.query, own))].append(c)
@@ -595,14 +659,25 @@ class GrepRoute:
                 continue  # none of those files can be searched: nothing to match
             patterns = list(dict.fromkeys(rg_pattern(c.query) for c in members))
             cap = OWN_FILE_MAX_COUNT if limited == OWN_FILE else self.max_count_per_file
-            proc = self._start(lang, patterns, paths, threads=threads, max_count=cap)
-            started.append((lang, paths, members, patterns, proc, cap))
-        every = list(dict.fromkeys(p for _, _, _, ps, _, _ in started for p in ps))
+            here = self._here(members, paths, files) if paths is not None else None
+            proc = (
+                None if here else self._start(lang, patterns, paths, threads=threads, max_count=cap)
+            )
+            started.append((lang, paths, members, patterns, proc, cap, here))
+        every = list(dict.fromkeys(p for _, _, _, ps, _, _, _ in started for p in ps))
         probe = self._start_oversize(langs, every)  # beside the search, not after it
+        found_here = {
+            id(members): _matched_here(members, here, cap)
+            for _, _, members, _, _, cap, here in started
+            if here
+        }
         searches: list[_Search] = []
         skipped: dict[str, Skip] = {}
         rejected: dict[str, str] = {}
-        for lang, paths, members, patterns, proc, cap in started:
+        for lang, paths, members, patterns, proc, cap, _ in started:
+            if proc is None:
+                searches.append(_Search(members, found_here[id(members)], limited=True))
+                continue
             output = self._finish(lang, patterns, proc, rejected, paths, max_count=cap)
             binaries = set(output.binaries)
             matches = [m for m in output.matches if m.path not in binaries]
@@ -620,6 +695,25 @@ class GrepRoute:
         kept = [p for p in every if p not in rejected]
         oversize = self._oversize_skips(langs, kept, probe)
         return searches, [*skipped.values(), *oversize], rejected
+
+    def _here(
+        self, members: list[_Compiled], paths: tuple[str, ...], files: FileCache | None
+    ) -> dict[str, tuple[str, ...]] | None:
+        """The lines of ``paths`` when ``members`` can be matched here exactly as rg
+        would: a few files of plain text within the size limit (``FileCache.plain``), and
+        GrepRAG's own ASCII templates (``matching.as_rg_reads``); else None."""
+        if files is None or not paths or len(paths) > MAX_FILES_HERE:
+            return None
+        if not all(c.trusted and as_rg_reads(rg_pattern(c.query)) for c in members):
+            return None
+        limit = parse_size(self.max_filesize)
+        found = {}
+        for path in paths:
+            lines = files.plain(path, limit)
+            if lines is None:
+                return None
+            found[path] = lines
+        return found
 
     def _searchable(self, lang: str | None, paths: tuple[str, ...]) -> tuple[str, ...]:
         """Those of ``paths`` the language's search would read: listed files when the list
