@@ -666,17 +666,19 @@ class GrepRoute:
             started.append((lang, paths, members, patterns, proc, cap, here))
         every = list(dict.fromkeys(p for _, _, _, ps, _, _, _ in started for p in ps))
         probe = self._start_oversize(langs, every)  # beside the search, not after it
-        found_here = {
-            id(members): _matched_here(members, here, cap)
+        # matched here while the processes run, before any of their output is read
+        done_here = [
+            _matched_here(members, here, cap) if here else []
             for _, _, members, _, _, cap, here in started
-            if here
-        }
+        ]
         searches: list[_Search] = []
         skipped: dict[str, Skip] = {}
         rejected: dict[str, str] = {}
-        for lang, paths, members, patterns, proc, cap, _ in started:
+        for (lang, paths, members, patterns, proc, cap, _), here_matches in zip(
+            started, done_here, strict=True
+        ):
             if proc is None:
-                searches.append(_Search(members, found_here[id(members)], limited=True))
+                searches.append(_Search(members, here_matches, limited=True))
                 continue
             output = self._finish(lang, patterns, proc, rejected, paths, max_count=cap)
             binaries = set(output.binaries)
