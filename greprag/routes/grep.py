@@ -311,6 +311,19 @@ class _Probe(NamedTuple):
     proc: subprocess.Popen[bytes]
 
 
+class _Group(NamedTuple):
+    """One group of a pass's queries, started: its rg process, or (``proc`` None) the
+    lines of the few plain files it is matched over in-process (``here``)."""
+
+    lang: str | None
+    paths: tuple[str, ...] | None  # None: every file of the language
+    members: list[_Compiled]
+    patterns: list[str]
+    cap: int
+    proc: subprocess.Popen[bytes] | None
+    here: dict[str, tuple[str, ...]] | None
+
+
 class _Listing(NamedTuple):
     """A language's file list (oversize files left out), when it was made, as a set."""
 
@@ -646,7 +659,7 @@ class GrepRoute:
         for c in compiled:
             groups[(_group(c.query), _limit(c.query, own))].append(c)
         langs = list(dict.fromkeys(lang for lang, _ in groups))
-        started = []
+        started: list[_Group] = []
         epoch = self._epoch
         refreshes: list[tuple[str | None, subprocess.Popen[bytes]]] = []
         for lang in langs:
@@ -659,24 +672,20 @@ class GrepRoute:
                 continue  # none of those files can be searched: nothing to match
             patterns = list(dict.fromkeys(rg_pattern(c.query) for c in members))
             cap = OWN_FILE_MAX_COUNT if limited == OWN_FILE else self.max_count_per_file
-            here = self._here(members, paths, files) if paths is not None else None
+            here = self._here(members, paths, files)
             proc = (
                 None if here else self._start(lang, patterns, paths, threads=threads, max_count=cap)
             )
-            started.append((lang, paths, members, patterns, proc, cap, here))
-        every = list(dict.fromkeys(p for _, _, _, ps, _, _, _ in started for p in ps))
+            started.append(_Group(lang, paths, members, patterns, cap, proc, here))
+        every = list(dict.fromkeys(p for group in started for p in group.patterns))
         probe = self._start_oversize(langs, every)  # beside the search, not after it
         # matched here while the processes run, before any of their output is read
-        done_here = [
-            _matched_here(members, here, cap) if here else []
-            for _, _, members, _, _, cap, here in started
-        ]
+        done_here = [_matched_here(g.members, g.here, g.cap) if g.here else [] for g in started]
         searches: list[_Search] = []
         skipped: dict[str, Skip] = {}
         rejected: dict[str, str] = {}
-        for (lang, paths, members, patterns, proc, cap, _), here_matches in zip(
-            started, done_here, strict=True
-        ):
+        for group, here_matches in zip(started, done_here, strict=True):
+            lang, paths, members, patterns, cap, proc, _ = group
             if proc is None:
                 searches.append(_Search(members, here_matches, limited=True))
                 continue
@@ -699,11 +708,12 @@ class GrepRoute:
         return searches, [*skipped.values(), *oversize], rejected
 
     def _here(
-        self, members: list[_Compiled], paths: tuple[str, ...], files: FileCache | None
+        self, members: list[_Compiled], paths: tuple[str, ...] | None, files: FileCache | None
     ) -> dict[str, tuple[str, ...]] | None:
         """The lines of ``paths`` when ``members`` can be matched here exactly as rg
         would: a few files of plain text within the size limit (``FileCache.plain``), and
-        GrepRAG's own ASCII templates (``matching.as_rg_reads``); else None."""
+        GrepRAG's own ASCII templates (``matching.as_rg_reads``); else None (always for
+        a search of every file, ``paths`` None)."""
         if files is None or not paths or len(paths) > MAX_FILES_HERE:
             return None
         if not all(c.trusted and as_rg_reads(rg_pattern(c.query)) for c in members):
