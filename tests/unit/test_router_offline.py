@@ -18,6 +18,13 @@ def _plan(src: str, lang: str, imported: dict[str, str] | None = None):
     return ctx, OfflineRouter().plan(ctx, imported or {})
 
 
+def _subject_probe(plan, first_name: str):
+    """The one probe of the names under test that ``first_name`` leads."""
+    found = [q for q in plan.queries if q.identifier.startswith(first_name + ",")]
+    assert len(found) == 1, found
+    return found[0]
+
+
 def test_router_targets_the_receiver_type_first():
     src = (
         "from data.loader import DataLoader\n\nclass P:\n"
@@ -195,12 +202,12 @@ def test_router_probes_the_function_a_test_names_without_displacing_a_probe():
         "        result = progress."
     )
     ctx, plan = _plan(body, "python")
-    subject = [q for q in plan.queries if q.identifier.startswith("progressbar_format_pos,")]
-    assert len(subject) == 1 and subject[0].weight == RouterWeights().test_subject
-    assert re.search(subject[0].pattern, "    def format_pos(self) -> str:")
-    assert not re.search(subject[0].pattern, "    def format(self) -> str:")
+    subject = _subject_probe(plan, "progressbar_format_pos")
+    assert subject.weight == RouterWeights().test_subject
+    assert re.search(subject.pattern, "    def format_pos(self) -> str:")
+    assert not re.search(subject.pattern, "    def format(self) -> str:")
     plain = OfflineRouter().plan(replace(ctx, enclosing_function="progressbar_format_pos"))
-    assert [q for q in plan.queries if q is not subject[0]] == plain.queries
+    assert [q for q in plan.queries if q is not subject] == plain.queries
     _, java = _plan("class T {\n  @Test\n  void testReadSwappedLong() {\n    long v = ", "java")
     assert any(q.identifier.startswith("readSwappedLong,") for q in java.queries)
 
@@ -215,9 +222,8 @@ def test_a_tests_expectations_give_the_names_they_expect_of():
         "    "
     )
     _, plan = _plan(body, "python")
-    subject = [q for q in plan.queries if q.identifier.startswith("is_bool_flag,")]
-    assert len(subject) == 1
-    assert re.search(subject[0].pattern, "    def is_bool_flag(self) -> bool:")
+    subject = _subject_probe(plan, "is_bool_flag")
+    assert re.search(subject.pattern, "    def is_bool_flag(self) -> bool:")
     _, plain = _plan(body.replace("expect_is_bool_flag", "flag"), "python")
     assert not any("is_bool_flag" in q.identifier for q in plain.queries)
 
