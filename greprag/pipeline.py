@@ -19,6 +19,7 @@ from greprag.files import FileCache, FileStore
 from greprag.fusion.assemble import assemble
 from greprag.fusion.score import ScoreWeights, score_candidates
 from greprag.imports import PackageScope, resolve_imports
+from greprag.languages import get_language
 from greprag.models import QueryPlan, Result
 from greprag.rg import shared_threads
 from greprag.router import OfflineRouter, Router
@@ -181,13 +182,14 @@ class Retriever:
         hits = self._search(request, started)
         clock.lap("grep")  # every always-on route; each also reports its own time
         clock.timings.update({k: v for k, v in hits.timings.items() if k != "grep"})
+        lang = get_language(ctx.lang)
         ranked = score_candidates(
             hits.candidates,
             window=ctx.window,
             plan=plan,
             imported=imported,
             method=s.rerank,
-            weights=self.weights,
+            weights=self.weights.mixed(lang.bm25_share if lang else None),
             package=PackageScope.of(ctx),
         )
         clock.lap("rerank")

@@ -15,7 +15,7 @@ GrepRAG), ``none`` by the prior alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from greprag.config import Settings
 from greprag.fusion.bm25 import rerank, rerank_scores
@@ -44,6 +44,14 @@ class ScoreWeights:
             settings.import_bonus,
             settings.definition_bonus,
         )
+
+    def mixed(self, bm25_share: float | None) -> ScoreWeights:
+        """These weights with BM25 taking ``bm25_share`` of the BM25 and prior weights'
+        sum (a language's own mix, ``Language.bm25_share``); as they are for None."""
+        if bm25_share is None:
+            return self
+        total = self.bm25 + self.prior
+        return replace(self, bm25=total * bm25_share, prior=total * (1 - bm25_share))
 
 
 def import_files(query: Query, imported: dict[str, str]) -> set[str]:

@@ -149,3 +149,37 @@ def test_a_rescored_candidate_keeps_every_other_field():
     assert set(values) == {f.name for f in fields(Candidate)}
     candidate = Candidate(**values)
     assert candidate.rescored(0.75) == replace(candidate, score=0.75)
+
+
+def test_a_languages_own_mix_lets_code_like_the_cursors_outrank_a_stronger_prior():
+    """Java mixes BM25 and the probes' prior half and half (``Language.bm25_share``): a
+    candidate reading like the window overtakes one only its probe's prior favours."""
+    from greprag.languages import get_language
+
+    probed = Candidate("probed.java", 1, 1, "int unrelated;", prior=0.9, match_lines=(1,))
+    alike = Candidate("alike.java", 1, 2, WINDOW, prior=0.5, match_lines=(1,))
+    others = [  # so that the window's words are rare, as in a repository
+        Candidate(f"other{i}.java", 1, 1, f"int other{i};", prior=0.1, match_lines=(1,))
+        for i in range(4)
+    ]
+    java = get_language("java")
+    assert java is not None and java.bm25_share is not None
+
+    def order(weights: ScoreWeights) -> list[str]:
+        ranked = score_candidates(
+            [probed, alike, *others],
+            window=WINDOW,
+            plan=QueryPlan(queries=[]),
+            imported={},
+            method="bm25",
+            weights=weights,
+        )
+        return [c.path for c in ranked][:2]
+
+    default = ScoreWeights()
+    mixed = default.mixed(java.bm25_share)
+    assert mixed.bm25 + mixed.prior == pytest.approx(default.bm25 + default.prior)
+    assert mixed.import_bonus == default.import_bonus
+    assert default.mixed(None) is default
+    assert order(default) == ["probed.java", "alike.java"]
+    assert order(mixed) == ["alike.java", "probed.java"]
