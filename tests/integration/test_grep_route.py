@@ -372,3 +372,38 @@ def test_an_oversize_probe_past_the_timeout_leaves_the_search_as_it_was(tmp_path
     res = retriever.retrieve(file="user.py", line=2)
     assert res.context == expected.context
     assert res.skipped == []
+
+
+def test_a_class_usage_probe_finds_constructions_calls_and_annotations_not_declarations(
+    tmp_path,
+):
+    """rg and the Python-side check agree on the usage template of a class: construction
+    (generic too), static calls and type annotations match; a bare declaration, a generic
+    one, an array type and a subscript (``Optional[int]``: every annotation) do not."""
+    from greprag.matching import LineMatcher
+    from greprag.rg import SearchSpec, build_argv, collect_plain, find_rg, spawn, wait_for
+    from greprag.router.names import Name
+    from greprag.router.probes import usage
+    from greprag.routes.grep import rg_pattern
+
+    lines = [
+        "List<Widget> all = new ArrayList<>();",  # 1: no use of Widget as a class
+        "Widget one = new Widget();",  # 2
+        "Widget<String> two = new Widget<>(size);",  # 3
+        "Map<K, V> m = new Widget<K, V>(a, b);",  # 4
+        "Widget[] many = new Widget(3).split();",  # 5
+        "Widget.register(one);",  # 6
+        "def f(w: Widget) -> None:",  # 7
+        "Widget<String> declared;",  # 8: declarations only
+        "Widget[] empty;",  # 9
+        "Widgets.count();",  # 10: another name
+        "def g(w: t.List[Widget]) -> Widget[int]:",  # 11
+    ]
+    (tmp_path / "A.java").write_text("\n".join(lines) + "\n")
+    query = usage(Name("Widget", "class"), None, 1.0)
+    proc = spawn(build_argv(find_rg(), SearchSpec(patterns=(rg_pattern(query),))), tmp_path)
+    found = {m.line_number for m in collect_plain(wait_for(proc, 10.0)[0]).matches}
+    assert found == {2, 3, 4, 5, 6, 7}
+    matcher = LineMatcher.compile(query.pattern, trusted=True)
+    assert matcher is not None
+    assert {n for n, text in enumerate(lines, 1) if matcher.search(text)} == found
