@@ -9,6 +9,9 @@
   ``stem_weight`` times its own weight;
 - compound identifiers are split (``getUserById`` → ``get``, ``user``, ``id``) into
   weaker parts;
+- two neighbouring words are also searched as one name (``add command`` finds
+  ``AddCommand``, ``add_command`` and ``add-command``; ``sub command`` finds
+  ``subcommand``), at ``joined_weight``: what a user calls two words, code often joins;
 - synonyms from the curated table expand the user's words, weighted at
   ``synonym_weight`` times the word they came from.
 
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docs_mode.profile import DocsProfile
-from docs_mode.stem import stem, word_pattern
+from docs_mode.stem import stem, word_forms, word_pattern
 from docs_mode.synonyms import SynonymTable
 from greprag.fusion.bm25 import split_identifier
 from greprag.languages import words
@@ -36,6 +39,7 @@ __all__ = [
     "TermKind",
     "identifier_pattern",
     "is_identifier",
+    "joined_pattern",
     "phrase_pattern",
     "question_terms",
 ]
@@ -66,6 +70,7 @@ GENERIC_WORDS = words(
     handle handles handled case cases option give gives given take takes set sets
     """
 )
+MAX_JOINED = 4  # pairs of neighbouring words searched as one name
 DOTTED_PART = 0.8  # the last part of a dotted name, times identifier_weight
 OTHER_PART = 0.6  # its other parts
 MIN_PART = 2
@@ -117,6 +122,15 @@ def phrase_pattern(phrase: str) -> str:
     lead = r"\b" if re.match(r"\w", phrase.strip()) else ""
     tail = r"\b" if re.search(r"\w$", phrase.strip()) else ""
     return f"(?i){lead}{_PHRASE_GAP.join(parts)}{tail}"
+
+
+def joined_pattern(first: str, second: str, stemming: bool = True) -> str:
+    """Two words as one name in any case, joined directly or by one space, ``_`` or ``-``:
+    ``add`` + ``command`` finds ``AddCommand``, ``add_command``, ``ADD-COMMANDS`` and
+    ``add command``. The name may go on past the second word at a capital, a digit or
+    ``_`` (``AddCommandTo``), not at a lowercase letter (``add commandline`` is another word)."""
+    forms = word_forms(second, stemming)
+    return rf"\b(?i:{escape_regex(first.lower())})[\s_-]?(?i:{forms})(?:\b|[A-Z0-9_])"
 
 
 class _Terms:
@@ -204,8 +218,9 @@ def question_terms(
     table: SynonymTable | None = None,
     stop_words: frozenset[str] = STOP_WORDS,
 ) -> tuple[list[Term], dict[str, list[str]]]:
-    """The weighted terms of ``question`` (best first, at most ``profile.max_terms``) and
-    the synonym expansions used (``{word: [synonyms]}``)."""
+    """The weighted terms of ``question``, best first (at most ``profile.max_terms``, and
+    up to ``MAX_JOINED`` neighbouring words joined), and the synonym expansions used
+    (``{word: [synonyms]}``)."""
     p = profile
     terms = _Terms()
     rest = question
@@ -223,10 +238,13 @@ def question_terms(
             rest = rest.replace(match.group(0), f" {phrase} ")
     plain: list[str] = []
     kept: dict[str, float] = {}
+    neighbours: list[tuple[str, str]] = []
+    previous = ""  # the last plain word, while no identifier or number came after it
     for token in _TOKEN.findall(rest):
         if is_identifier(token):
             if any(len(part) > 1 for part in re.split(r"\W+", token)):  # not "e.g"
                 _identifier_terms(token, p, terms)
+            previous = ""
             continue
         for word in token.split("-"):
             plain.append(word.lower())
@@ -236,5 +254,24 @@ def question_terms(
             if found:
                 root = stem(found[0].text)
                 kept[root] = max(kept.get(root, 0.0), found[0].weight)
+                if previous and word.isalpha():
+                    neighbours.append((previous, found[0].text))
+                previous = found[0].text if word.isalpha() else ""
+            elif word.lower() not in stop_words:
+                previous = ""  # a number or a one-letter word: no name joins across it
     expansions = _synonym_terms(plain, kept, p, table, terms) if table else {}
-    return terms.ranked(p.max_terms), expansions
+    kept_terms = terms.ranked(p.max_terms)
+    joined = _joined_terms(neighbours, p)
+    return sorted([*kept_terms, *joined], key=lambda t: -t.weight), expansions
+
+
+def _joined_terms(neighbours: list[tuple[str, str]], p: DocsProfile) -> list[Term]:
+    """The first ``MAX_JOINED`` pairs of neighbouring words, each as one name; beside
+    ``max_terms``, so that no word, form or synonym of the question gives way to them."""
+    if p.joined_weight <= 0:
+        return []
+    pairs = list(dict.fromkeys(neighbours))[:MAX_JOINED]
+    return [
+        Term(f"{a} {b}", "phrase", p.joined_weight, joined_pattern(a, b, p.stemming))
+        for a, b in pairs
+    ]

@@ -38,6 +38,7 @@ class DocsProfile:
     identifier_weight: float = 1.5
     keyword_weight: float = 1.0
     phrase_weight: float = 1.5
+    joined_weight: float = 0.5
     part_weight: float = 0.5
     generic_weight: float = 0.4
     synonym_weight: float = 0.35

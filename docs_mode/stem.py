@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["stem", "word_pattern"]
+__all__ = ["stem", "word_forms", "word_pattern"]
 
 _Y_SUFFIXES = ("ies", "ied", "ying")
 _SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ers", "ed", "es", "s", "e")
@@ -49,15 +49,21 @@ def stem(word: str) -> str:
 def word_pattern(word: str, stemming: bool = True) -> str:
     """A case-insensitive regex (rg's and Python's syntax) for ``word`` and, with
     ``stemming``, its other forms: ``configure`` → ``(?i)\\bconfigur(?:e|es|...)?\\b``."""
+    return rf"(?i)\b{word_forms(word, stemming)}\b"
+
+
+def word_forms(word: str, stemming: bool = True) -> str:
+    """``word_pattern`` without its flag and word boundaries: the forms alone, lowercase,
+    for a caller that puts them inside a larger pattern."""
     w = word.lower()
     if not stemming:
-        return rf"(?i)\b{re.escape(w)}\b"
+        return re.escape(w)
     root = stem(w)
     if root.endswith("y") and len(root) >= MIN_STEM:
-        return rf"(?i)\b{re.escape(root[:-1])}(?:{_Y_FORMS})\b"
+        return f"{re.escape(root[:-1])}(?:{_Y_FORMS})"
     if len(root) < MIN_STEM:
-        return rf"(?i)\b{re.escape(root)}(?:{_SHORT_FORMS})?\b"
+        return f"{re.escape(root)}(?:{_SHORT_FORMS})?"
     body = f"{re.escape(root)}(?:{_FORMS})?"
     if len(root) == MIN_STEM and root[-1] in _DOUBLED and root[-2] in "aeiou":
         body = f"(?:{body}|{re.escape(root)}{root[-1]}(?:ed|ing|er|ers))"  # stop → stopped
-    return rf"(?i)\b{body}\b"
+    return body

@@ -34,14 +34,18 @@ def router(stub: OpenAIStub, reply: str) -> LLMQuestionRouter:
 
 
 def test_the_models_terms_join_below_the_users_own_words(stub):
-    reply = {"keywords": ["backoff", "RetryPolicy", "retry"], "synonyms": {"ignore": ["skip"]}}
+    reply = {
+        "keywords": ["backoff", "RetryBudget", "RetryPolicy", "retry"],
+        "synonyms": {"ignore": ["skip"]},
+    }
     plan = router(stub, json.dumps(reply)).plan(QUESTION)
     by_text = {q.identifier: q for q in plan.queries}
     assert plan.router == "llm" and not plan.fallbacks
     offline = {q.identifier: q.weight for q in OFFLINE.plan(QUESTION).queries}
     assert {t: by_text[t].weight for t in offline} == offline  # the user's terms unchanged
-    added = {"backoff", "RetryPolicy", "skip"}
+    added = {"backoff", "RetryBudget", "skip"}
     assert added <= set(by_text) and "retry" in offline  # "retry" was already the user's
+    assert "RetryPolicy" not in by_text  # the user's "retry policy", joined, finds it
     assert all(by_text[t].purpose == "synonym" for t in added)
     own = [q.weight for q in OFFLINE.plan(QUESTION).queries if q.purpose != "synonym"]
     assert max(by_text[t].weight for t in added) < min(own) < by_text["Session.send"].weight

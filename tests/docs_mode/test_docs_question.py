@@ -121,3 +121,25 @@ def test_hostile_looking_words_stay_data():
 def test_no_table_means_no_synonyms():
     assert not any(kind == "synonym" for kind, _ in terms("login fails", table=SynonymTable()))
     assert load_synonyms("") == SynonymTable()
+
+
+def test_neighbouring_words_are_also_searched_as_one_name():
+    got = terms("how do I add a command to the group")
+    joined = got[("phrase", "add command")]
+    assert joined.weight == PROFILE.joined_weight < PROFILE.keyword_weight
+    for text in ("root.AddCommand(sub)", "def add_command(self):", "ADD-COMMANDS", "add commands"):
+        assert re.search(joined.pattern, text), text
+    for text in ("add commandline", "padd command", "command add", "add the command"):
+        assert not re.search(joined.pattern, text), text
+    assert re.search(got[("phrase", "command group")].pattern, "CommandGroupError")
+    assert re.search(terms("sub command")[("phrase", "sub command")].pattern, "subcommands")
+    validate_query({"pattern": joined.pattern, "fixed": False}, default_lang=None)  # rg-safe
+
+
+def test_names_are_not_joined_across_numbers_or_identifiers_and_stay_few():
+    assert not any(kind == "phrase" for kind, _ in terms("retry 3 times"))
+    assert not any(kind == "phrase" for kind, _ in terms("cache get_item value"))
+    many = terms("open read parse check store close flush sync")
+    assert sum(kind == "phrase" for kind, _ in many) == 4  # the first pairs only
+    off = terms("how do I add a command", replace(PROFILE, joined_weight=0.0))
+    assert not any(kind == "phrase" for kind, _ in off)

@@ -14,6 +14,7 @@ import pytest
 
 from docs_mode.profile import load_profile
 from docs_mode.router import OfflineQuestionRouter
+from docs_mode.search import DocsSearch
 from greprag import Retriever
 from greprag.errors import RetrievalError
 from greprag.models import Result
@@ -21,6 +22,7 @@ from greprag.routes import RouteRequest
 from greprag.tokens import count_tokens
 from tests.conftest import read_lines
 
+PAGES_SAYING_ADD = ("colours", "plugins", "hooks", "aliases")
 RESULT_KEYS = set(Result([], "", 0, [], {}, "offline").to_dict())
 
 
@@ -57,7 +59,7 @@ def test_a_question_finds_the_manual_section_and_the_documented_code(docs_repo: 
     assert ("tidewater/client.py", 9) in found  # def backoff_delay, with its docstring
     assert any(p == "docs/api.rst" for p, _ in found)
     assert result.router == "offline" and result.routes["grep"] == "grep requested"
-    assert {q.purpose for q in result.queries} <= {"keyword", "stem", "synonym", "part"}
+    assert {q.purpose for q in result.queries} <= {"keyword", "stem", "synonym", "part", "phrase"}
 
 
 def test_html_sections_come_back_with_their_anchor(docs_repo: Path):
@@ -134,6 +136,29 @@ def test_the_users_own_word_outranks_its_synonym(tmp_path: Path):
     result = search(repo, "login page")
     assert [b.path for b in result.blocks] == ["docs/a.md", "docs/b.md"]
     assert result.blocks[0].score > result.blocks[1].score
+
+
+def test_two_words_of_the_question_find_the_name_that_joins_them(tmp_path: Path):
+    # the page says both words; the definition says "add" only in its name, and "add" is
+    # a common word, as in any manual
+    repo = write(
+        tmp_path / "repo",
+        {
+            "cli/group.py": "class Group:\n"
+            "    def add_command(self, cmd, name=None):\n"
+            '        """Attach a command under ``name``."""\n'
+            "        self.commands[name or cmd.name] = cmd\n",
+            "docs/usage.md": "# Usage\n\nPass options to a command when you add it.\n",
+            **{f"docs/{n}.md": f"# {n}\n\nAdd {n} to the settings.\n" for n in PAGES_SAYING_ADD},
+        },
+    )
+    result = search(repo, "how do I add a command")
+    assert result.blocks and result.blocks[0].path == "cli/group.py"
+    assert any(q.identifier == "add command" for q in result.queries)
+    retriever = Retriever(repo, routes="grep")
+    profile = replace(load_profile(), joined_weight=0.0)
+    off = DocsSearch(repo, retriever.settings, profile=profile, dense=retriever.dense)
+    assert off.search("how do I add a command").blocks[0].path == "docs/usage.md"
 
 
 def test_a_prompt_injection_in_a_doc_does_not_change_the_plan(docs_repo: Path, tmp_path: Path):
