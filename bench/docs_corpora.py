@@ -55,6 +55,19 @@ DOCS_CORPORA: tuple[DocsCorpus, ...] = (
     DocsCorpus(
         "starlette", "pypi", "starlette", "1.10.0", keep=("docs/", "starlette/"), code="starlette"
     ),
+    # the same two with their test suites: a mixed repository's tests call the API that a
+    # question asks about, many times over (the questions are the same kinds)
+    DocsCorpus(
+        "click-tests", "pypi", "click", "8.5.1", keep=("docs/", "src/", "tests/"), code="src/click"
+    ),
+    DocsCorpus(
+        "starlette-tests",
+        "pypi",
+        "starlette",
+        "1.10.0",
+        keep=("docs/", "starlette/", "tests/"),
+        code="starlette",
+    ),
     DocsCorpus(
         "flask-html",
         "debian",

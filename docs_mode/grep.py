@@ -7,7 +7,9 @@ docstring or definition) that contains it. Units are first ranked by which terms
 contain (term weight × inverse unit frequency over the repository); the best ``pool``
 are then scored by BM25 over their whole text, each term counted by its own pattern (so
 a stemmed keyword counts every form rg matched) and weighted by the plan. Units outside
-the pool follow in the first order: nothing is cut before fusion.
+the pool follow in the first order: nothing is cut before fusion. A unit of a test file
+scores ``test_weight`` times as much, unless the question speaks of tests: a test calls
+the API it tests many times and would outrank the API's own definition by term counts.
 """
 
 from __future__ import annotations
@@ -31,13 +33,25 @@ from greprag.models import Candidate, Query, Skip
 from greprag.rg import SearchSpec, WordMatch, find_rg, list_files, parse_size, search_words
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
-__all__ = ["SectionGrepRoute"]
+__all__ = ["SectionGrepRoute", "is_test_file"]
 
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 BM25_K1 = 1.2
 BM25_B = 0.75
 OUTSIDE_POOL = 1e-3  # units past the pool keep their first-stage order, far below it
 _TAG = re.compile(r"<[^>]*>?|^[^<]*>")  # a tag, or one cut at the line's edge
+# test files by their names (Python, Go, Java, JavaScript/TypeScript, Ruby) and folders;
+# not ``test/`` alone, which is also a library's own package (``django/test/``)
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go)|tests\.py|conftest\.py"
+    r"|[^/]*Tests?\.(?:java|kt)|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|[^/]*_spec\.rb)$"
+    r"|(?:^|/)(?:tests|__tests__|src/test)/"
+)
+
+
+def is_test_file(path: str) -> bool:
+    """Whether the repo-relative ``path`` names a test file (``_TEST_FILE``)."""
+    return _TEST_FILE.search(path) is not None
 
 
 @dataclass
@@ -276,6 +290,17 @@ class SectionGrepRoute:
                 found.terms |= hits[line]
         return units, in_hit_files
 
+    def _factors(
+        self, units: dict[tuple[str, int], _UnitHits], terms: list[_Term]
+    ) -> dict[str, float]:
+        """Per path of ``units``, what its units' scores are multiplied by: ``test_weight``
+        for a test file, unless a term of the question speaks of tests."""
+        down = self.profile.test_weight
+        if any("test" in t.query.identifier.lower() for t in terms):
+            down = 1.0
+        paths = {path for path, _ in units}
+        return {p: down if down != 1.0 and is_test_file(p) else 1.0 for p in paths}
+
     def _rank(
         self,
         units: dict[tuple[str, int], _UnitHits],
@@ -291,7 +316,11 @@ class SectionGrepRoute:
             t.index: math.log(1 + (total - df[t.index] + 0.5) / (df[t.index] + 0.5)) for t in terms
         }
         weighted = {t.index: t.query.weight * idf[t.index] for t in terms}
-        first = {key: sum(map(weighted.__getitem__, u.terms)) for key, u in units.items()}
+        factor = self._factors(units, terms)
+        first = {
+            key: factor[key[0]] * sum(map(weighted.__getitem__, u.terms))
+            for key, u in units.items()
+        }
         order = sorted(units, key=first.__getitem__, reverse=True)  # stable: ties by key
 
         pool = order[: self.profile.pool]
@@ -306,7 +335,7 @@ class SectionGrepRoute:
             for i in units[key].terms:
                 tf = len(by_index[i].regex.findall(text))
                 score += weighted[i] * tf * (BM25_K1 + 1) / (tf + norm)
-            scores[key] = score
+            scores[key] = score * factor[key[0]]
         ranked = sorted(pool, key=lambda key: (-scores[key], key)) + order[self.profile.pool :]
         candidates = []
         for key in ranked:

@@ -47,6 +47,7 @@ class DocsProfile:
     k: int = 10
     max_block_share: float = 0.25
     pool: int = 100
+    test_weight: float = 0.5
     max_count_per_file: int = 20000
     dense_k: int = 50
     dense_rescore: int = 30

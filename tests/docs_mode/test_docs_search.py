@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from docs_mode.grep import is_test_file
 from docs_mode.profile import load_profile
 from docs_mode.router import OfflineQuestionRouter
 from docs_mode.search import DocsSearch
@@ -159,6 +160,35 @@ def test_two_words_of_the_question_find_the_name_that_joins_them(tmp_path: Path)
     profile = replace(load_profile(), joined_weight=0.0)
     off = DocsSearch(repo, retriever.settings, profile=profile, dense=retriever.dense)
     assert off.search("how do I add a command").blocks[0].path == "docs/usage.md"
+
+
+def test_a_test_file_ranks_below_the_code_it_tests_unless_tests_are_asked_for(tmp_path: Path):
+    calls = "".join(f"    group.add_command(Command('c{i}'))\n" for i in range(6))
+    repo = write(
+        tmp_path / "repo",
+        {
+            "cli/group.py": "class Group:\n"
+            "    def add_command(self, command):\n"
+            '        """Attach a command to the group."""\n'
+            "        self.commands.append(command)\n",
+            "tests/test_group.py": "def test_add_command(group):\n" + calls,
+        },
+    )
+    first = [search(repo, q).blocks[0].path for q in ("add a command", "how is add command tested")]
+    assert first == ["cli/group.py", "tests/test_group.py"]
+    retriever = Retriever(repo, routes="grep")
+    profile = replace(load_profile(), test_weight=1.0)
+    even = DocsSearch(repo, retriever.settings, profile=profile, dense=retriever.dense)
+    assert even.search("add a command").blocks[0].path == "tests/test_group.py"
+
+
+def test_test_files_are_known_by_their_names_and_folders_not_by_a_test_package():
+    tests = ["tests/test_api.py", "pkg/api_test.go", "src/test/java/a/FooTest.java", "b.test.ts"]
+    tests += ["ui/x.spec.jsx", "conftest.py", "app/tests.py", "__tests__/a.js", "foo_spec.rb"]
+    code = ["django/test/runner.py", "django/test/testcases.py", "latest.py", "protests/a.py"]
+    code += ["pkg/testing.go", "docs/tests.md", "Testing.java"]
+    assert [p for p in tests if not is_test_file(p)] == []
+    assert [p for p in code if is_test_file(p)] == []
 
 
 def test_a_prompt_injection_in_a_doc_does_not_change_the_plan(docs_repo: Path, tmp_path: Path):
