@@ -11,7 +11,10 @@ Kinds:
 - ``html``: a Sphinx entry (``<dt id>``) or a Javadoc member (``<section class="detail">``)
   of a built manual; the gold is that element's line;
 - ``code``: a documented Python function or class; the question is its docstring's first
-  sentence, the gold is its ``def``/``class`` line.
+  sentence, the gold is its ``def``/``class`` line;
+- ``words``: the same definitions whose names join two or more words; the question is
+  those words, as a user would type them (``add_command`` → "add command",
+  ``RequestBodyLimitMiddleware`` → "request body limit middleware"), the gold its line.
 
 A block answers a question when it is from the gold's file and spans the gold line.
 """
@@ -34,9 +37,10 @@ __all__ = [
     "markdown_questions",
     "questions_for",
     "rst_questions",
+    "words_questions",
 ]
 
-QUESTION_KINDS: tuple[str, ...] = ("rst", "markdown", "html", "code")
+QUESTION_KINDS: tuple[str, ...] = ("rst", "markdown", "html", "code", "words")
 MIN_WORDS = 6
 MAX_WORDS = 30
 
@@ -48,6 +52,7 @@ _ROLE = re.compile(r":[\w:.+-]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
 _MD_HEADING = re.compile(r"^(#{2,4})\s+(.+?)\s*#*\s*$")
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+_NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 @dataclass(frozen=True)
@@ -243,6 +248,20 @@ def code_questions(root: Path, corpus: str, package: str) -> list[Question]:
     return found
 
 
+def words_questions(code: list[Question]) -> list[Question]:
+    """The ``code`` questions' definitions asked for by the words their names join."""
+    found = []
+    for q in code:
+        parts = [p.lower() for p in _NAME_PART.findall(q.name)]
+        if len(parts) >= 2 and all(len(p) > 1 for p in parts):
+            found.append(
+                Question(
+                    f"{q.id}:words", q.corpus, "words", " ".join(parts), q.name, q.path, q.line
+                )
+            )
+    return found
+
+
 def questions_for(root: Path, corpus: str, package: str, limit: int, seed: int) -> list[Question]:
     """Up to ``limit`` questions of each kind the corpus has, seeded; one per gold line, and
     none whose text another question of the corpus shares (it would have two golds)."""
@@ -252,6 +271,7 @@ def questions_for(root: Path, corpus: str, package: str, limit: int, seed: int) 
         "html": html_questions(root, corpus),
         "code": code_questions(root, corpus, package) if package else [],
     }
+    pools["words"] = words_questions(pools["code"])
     texts: dict[str, int] = {}
     for pool in pools.values():
         for q in pool:

@@ -301,6 +301,27 @@ class SectionGrepRoute:
         paths = {path for path, _ in units}
         return {p: down if down != 1.0 and is_test_file(p) else 1.0 for p in paths}
 
+    def _named(
+        self,
+        units: dict[tuple[str, int], _UnitHits],
+        terms: list[_Term],
+        weighted: dict[int, float],
+    ) -> dict[tuple[str, int], float]:
+        """Per definition whose name a naming term (an identifier, or words searched as
+        one name) matches: ``title_weight`` times those terms' weight."""
+        naming = {t.index: t for t in terms if t.query.purpose in ("identifier", "phrase")}
+        if not naming or self.profile.title_weight <= 0:
+            return {}
+        bonus: dict[tuple[str, int], float] = {}
+        for key, hits in units.items():
+            unit = hits.unit
+            if unit.kind != "definition" or not unit.breadcrumb:
+                continue
+            found = [i for i in hits.terms if i in naming and naming[i].regex.search(unit.title)]
+            if found:
+                bonus[key] = self.profile.title_weight * sum(weighted[i] for i in found)
+        return bonus
+
     def _rank(
         self,
         units: dict[tuple[str, int], _UnitHits],
@@ -317,8 +338,9 @@ class SectionGrepRoute:
         }
         weighted = {t.index: t.query.weight * idf[t.index] for t in terms}
         factor = self._factors(units, terms)
+        named = self._named(units, terms, weighted)
         first = {
-            key: factor[key[0]] * sum(map(weighted.__getitem__, u.terms))
+            key: factor[key[0]] * (sum(map(weighted.__getitem__, u.terms)) + named.get(key, 0.0))
             for key, u in units.items()
         }
         order = sorted(units, key=first.__getitem__, reverse=True)  # stable: ties by key
@@ -335,7 +357,7 @@ class SectionGrepRoute:
             for i in units[key].terms:
                 tf = len(by_index[i].regex.findall(text))
                 score += weighted[i] * tf * (BM25_K1 + 1) / (tf + norm)
-            scores[key] = score * factor[key[0]]
+            scores[key] = (score + named.get(key, 0.0)) * factor[key[0]]
         ranked = sorted(pool, key=lambda key: (-scores[key], key)) + order[self.profile.pool :]
         candidates = []
         for key in ranked:

@@ -48,6 +48,7 @@ class DocsProfile:
     max_block_share: float = 0.25
     pool: int = 100
     test_weight: float = 0.5
+    title_weight: float = 1.0
     max_count_per_file: int = 20000
     dense_k: int = 50
     dense_rescore: int = 30

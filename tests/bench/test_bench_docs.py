@@ -14,6 +14,7 @@ from bench.docs_tasks import (
     markdown_questions,
     questions_for,
     rst_questions,
+    words_questions,
 )
 from greprag.models import Block
 
@@ -89,8 +90,10 @@ def test_questions_leave_the_name_out_and_point_at_the_documenting_line(tmp_path
     (code,) = code_questions(root, "t", "pkg")
     assert (code.name, code.line, code.path) == ("backoff_delay", 1, "pkg/net.py")
     assert "More text" not in code.text
+    (words,) = words_questions([code])  # the name's words, as a user types them
+    assert (words.text, words.line, words.path) == ("backoff delay", 1, "pkg/net.py")
     every = questions_for(root, "t", "pkg", limit=1, seed=0)
-    assert sorted(q.kind for q in every) == ["code", "html", "markdown", "rst"]
+    assert sorted(q.kind for q in every) == ["code", "html", "markdown", "rst", "words"]
 
 
 def test_a_block_answers_when_it_spans_the_gold_line():

@@ -191,6 +191,27 @@ def test_test_files_are_known_by_their_names_and_folders_not_by_a_test_package()
     assert [p for p in code if is_test_file(p)] == []
 
 
+def test_a_definition_the_question_names_gains_over_pages_that_use_the_name(tmp_path):
+    repo = write(
+        tmp_path / "repo",
+        {
+            "cli/group.py": "def add_command(group, command):\n"
+            '    """Attach one to the group."""\n'
+            "    group.commands.append(command)\n",
+            "docs/recipes.md": "# Recipes\n\nCall `add_command` for each command.\n",
+        },
+    )
+    retriever = Retriever(repo, routes="grep")
+    scores = []
+    for weight in (load_profile().title_weight, 0.0):
+        profile = replace(load_profile(), title_weight=weight)
+        docs = DocsSearch(repo, retriever.settings, profile=profile, dense=retriever.dense)
+        scores.append({b.path: b.score for b in docs.search("add command").blocks})
+    named, plain = scores
+    assert named["cli/group.py"] > plain["cli/group.py"] > 0  # its name is the two words
+    assert named["docs/recipes.md"] == plain["docs/recipes.md"]  # a page has no name
+
+
 def test_a_prompt_injection_in_a_doc_does_not_change_the_plan(docs_repo: Path, tmp_path: Path):
     hostile = tmp_path / "hostile"
     shutil.copytree(docs_repo, hostile)
