@@ -315,7 +315,7 @@ class SectionGrepRoute:
         bonus: dict[tuple[str, int], float] = {}
         for key, hits in units.items():
             unit = hits.unit
-            if unit.kind != "definition" or not unit.breadcrumb:
+            if unit.kind != "definition":
                 continue
             found = [i for i in hits.terms if i in naming and naming[i].regex.search(unit.title)]
             if found:

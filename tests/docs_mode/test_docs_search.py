@@ -31,6 +31,14 @@ def search(repo: Path, question: str, **options):
     return Retriever(repo, routes="grep").search(question, **options)
 
 
+def search_with(repo: Path, question: str, **profile_changes):
+    """``search`` with some docs-profile settings changed."""
+    retriever = Retriever(repo, routes="grep")
+    profile = replace(load_profile(), **profile_changes)
+    docs = DocsSearch(repo, retriever.settings, profile=profile, dense=retriever.dense)
+    return docs.search(question)
+
+
 def check_blocks(repo: Path, result, budget: int) -> None:
     """What every search must hold: the budget, whole source lines (HTML: the page's
     text, with its anchor), headers naming each block in the context."""
@@ -156,10 +164,8 @@ def test_two_words_of_the_question_find_the_name_that_joins_them(tmp_path: Path)
     result = search(repo, "how do I add a command")
     assert result.blocks and result.blocks[0].path == "cli/group.py"
     assert any(q.identifier == "add command" for q in result.queries)
-    retriever = Retriever(repo, routes="grep")
-    profile = replace(load_profile(), joined_weight=0.0)
-    off = DocsSearch(repo, retriever.settings, profile=profile, dense=retriever.dense)
-    assert off.search("how do I add a command").blocks[0].path == "docs/usage.md"
+    off = search_with(repo, "how do I add a command", joined_weight=0.0)
+    assert off.blocks[0].path == "docs/usage.md"
 
 
 def test_a_test_file_ranks_below_the_code_it_tests_unless_tests_are_asked_for(tmp_path: Path):
@@ -176,10 +182,8 @@ def test_a_test_file_ranks_below_the_code_it_tests_unless_tests_are_asked_for(tm
     )
     first = [search(repo, q).blocks[0].path for q in ("add a command", "how is add command tested")]
     assert first == ["cli/group.py", "tests/test_group.py"]
-    retriever = Retriever(repo, routes="grep")
-    profile = replace(load_profile(), test_weight=1.0)
-    even = DocsSearch(repo, retriever.settings, profile=profile, dense=retriever.dense)
-    assert even.search("add a command").blocks[0].path == "tests/test_group.py"
+    even = search_with(repo, "add a command", test_weight=1.0)
+    assert even.blocks[0].path == "tests/test_group.py"
 
 
 def test_test_files_are_known_by_their_names_and_folders_not_by_a_test_package():
@@ -201,13 +205,10 @@ def test_a_definition_the_question_names_gains_over_pages_that_use_the_name(tmp_
             "docs/recipes.md": "# Recipes\n\nCall `add_command` for each command.\n",
         },
     )
-    retriever = Retriever(repo, routes="grep")
-    scores = []
-    for weight in (load_profile().title_weight, 0.0):
-        profile = replace(load_profile(), title_weight=weight)
-        docs = DocsSearch(repo, retriever.settings, profile=profile, dense=retriever.dense)
-        scores.append({b.path: b.score for b in docs.search("add command").blocks})
-    named, plain = scores
+    named, plain = (
+        {b.path: b.score for b in search_with(repo, "add command", title_weight=w).blocks}
+        for w in (load_profile().title_weight, 0.0)
+    )
     assert named["cli/group.py"] > plain["cli/group.py"] > 0  # its name is the two words
     assert named["docs/recipes.md"] == plain["docs/recipes.md"]  # a page has no name
 
