@@ -29,11 +29,12 @@ from docs_mode.sections import Section
 from docs_mode.stem import stem
 from docs_mode.units import SearchKind, UnitCache, unit_key
 from greprag.config import Settings
+from greprag.fusion.bm25 import split_identifier
 from greprag.models import Candidate, Query, Skip
 from greprag.rg import SearchSpec, WordMatch, find_rg, list_files, parse_size, search_words
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
-__all__ = ["SectionGrepRoute", "is_test_file"]
+__all__ = ["SectionGrepRoute", "is_test_file", "speaks_of_tests"]
 
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 BM25_K1 = 1.2
@@ -47,6 +48,16 @@ _TEST_FILE = re.compile(
     r"|[^/]*Tests?\.(?:java|kt)|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|[^/]*_spec\.rb)$"
     r"|(?:^|/)(?:tests|__tests__|src/test)/"
 )
+
+
+# a question speaks of tests when one of its words or name parts starts with "test" (tests,
+# TestCase, tested) or names a test tool (unittest, pytest, doctest); "latest" does not
+_TEST_WORD = re.compile(r"(?:unit|py|doc|sub)?test")
+
+
+def speaks_of_tests(term: str) -> bool:
+    """Whether a question's ``term`` (a word, phrase or identifier) is about tests."""
+    return any(_TEST_WORD.match(part) for part in split_identifier(term))
 
 
 def is_test_file(path: str) -> bool:
@@ -296,7 +307,7 @@ class SectionGrepRoute:
         """Per path of ``units``, what its units' scores are multiplied by: ``test_weight``
         for a test file, unless a term of the question speaks of tests."""
         down = self.profile.test_weight
-        if any("test" in t.query.identifier.lower() for t in terms):
+        if any(speaks_of_tests(t.query.identifier) for t in terms):
             down = 1.0
         paths = {path for path, _ in units}
         return {p: down if down != 1.0 and is_test_file(p) else 1.0 for p in paths}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mode.grep import is_test_file
+from docs_mode.grep import is_test_file, speaks_of_tests
 from docs_mode.profile import load_profile
 from docs_mode.router import OfflineQuestionRouter
 from docs_mode.search import DocsSearch
@@ -180,8 +180,9 @@ def test_a_test_file_ranks_below_the_code_it_tests_unless_tests_are_asked_for(tm
             "tests/test_group.py": "def test_add_command(group):\n" + calls,
         },
     )
-    first = [search(repo, q).blocks[0].path for q in ("add a command", "how is add command tested")]
-    assert first == ["cli/group.py", "tests/test_group.py"]
+    questions = ("add a command", "add the latest command", "how is add command tested")
+    first = [search(repo, q).blocks[0].path for q in questions]
+    assert first == ["cli/group.py", "cli/group.py", "tests/test_group.py"]
     even = search_with(repo, "add a command", test_weight=1.0)
     assert even.blocks[0].path == "tests/test_group.py"
 
@@ -193,6 +194,13 @@ def test_test_files_are_known_by_their_names_and_folders_not_by_a_test_package()
     code += ["pkg/testing.go", "docs/tests.md", "Testing.java"]
     assert [p for p in tests if not is_test_file(p)] == []
     assert [p for p in code if is_test_file(p)] == []
+
+
+def test_a_question_speaks_of_tests_by_a_word_or_name_part_that_starts_with_test():
+    about = ["tests", "tested", "TestCase", "test_client", "unittest", "pytest", "run_tests"]
+    other = ["latest", "fastest", "contest", "protest", "attestation", "latestVersion"]
+    assert [t for t in about if not speaks_of_tests(t)] == []
+    assert [t for t in other if speaks_of_tests(t)] == []
 
 
 def test_a_definition_the_question_names_gains_over_pages_that_use_the_name(tmp_path):
