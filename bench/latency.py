@@ -14,10 +14,11 @@ RSS is that corpus's own. In the child:
   list the grep route's first pass uses, timed from spawn to its last byte of output;
 - the median of each stage in ``Result.timings`` (context, router, grep, rerank,
   dedup_pack, total), p50/p95/max of the wall time, ratios to the floor, the median CPU
-  time of a retrieval (this process plus its rg) and of the floor (less sensitive to
-  other load than wall time), the calling thread's own CPU per retrieval (steadier
-  still: no rg, no background thread; in the JSON row, for ``bench.latency_ab``), the
-  peak RSS and the load average while it ran.
+  time of a retrieval (this process, its rg, the similar route's worker process and its
+  rg) and of the floor (less sensitive to other load than wall time), the calling
+  thread's own CPU per retrieval (steadier still: no rg, no background thread; in the
+  JSON row, for ``bench.latency_ab``), the peak RSS (this process + the worker's) and
+  the load average while it ran.
 
 Targets (issue 13): p50 ≤ 3× the floor (≤ 50 ms at ~250k lines, ≤ 100 ms at ~750k),
 p95 ≤ 2× p50. Corpora are fetched once into ``~/.cache/greprag-bench`` (PyPI wheels and
@@ -210,10 +211,46 @@ def floor_argv(retriever, at: Cursor, *, walk: bool) -> list[str]:  # retriever:
 
 
 def _cpu() -> tuple[float, float]:
-    """CPU seconds so far: this process's, and its waited-for children's (rg)."""
+    """CPU seconds so far: this process's, and its waited-for children's (rg, and the
+    similar route's worker process with the rg runs it waited for)."""
     me = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime + _worker_cpu()
+
+
+def _worker_stat() -> list[str]:
+    """The similar route's worker's ``/proc/<pid>/stat`` fields after its name (none
+    where there is no worker or no ``/proc``)."""
+    from greprag.routes.similar_worker import shared_worker
+
+    worker = shared_worker()
+    pid = worker.pid if worker is not None else None
+    if pid is None:
+        return []
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
+def _worker_cpu() -> float:
+    """CPU seconds so far of the worker (user, system, and its waited-for children)."""
+    fields = _worker_stat()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK") if fields else 0.0
+
+
+def _worker_rss_mib() -> float:
+    """The worker's peak resident memory (0 without one)."""
+    from greprag.routes.similar_worker import shared_worker
+
+    worker = shared_worker()
+    pid = worker.pid if worker is not None else None
+    try:
+        status = Path(f"/proc/{pid}/status").read_text() if pid else ""
+    except OSError:
+        return 0.0
+    peak = next((line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")), 0)
+    return int(peak) / 1024
 
 
 def time_rg(argv: list[str], repo: Path) -> tuple[float, float]:
@@ -282,6 +319,7 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
         "cold_stages": cold_result.timings,
         "cold_rg": cold_rg,
         "rss_mib": _rss_mib(),
+        "worker_rss_mib": _worker_rss_mib(),
         "load": [load_before, os.getloadavg()[0]],
     }
 
@@ -313,7 +351,7 @@ def print_tables(rows: list[dict[str, object]]) -> None:
     print(
         "| corpus | lang | files | lines | rg floor p50 / p95 | p50 | p95 | max "
         "| p50 / floor | p95 / p50 | CPU: retrieval / floor | cold retrieve "
-        "| cold rg (walk) | peak RSS | load |"
+        "| cold rg (walk) | peak RSS (+ worker) | load |"
     )
     print("| --- " * 15 + "|")
     for r in rows:
@@ -323,7 +361,8 @@ def print_tables(rows: list[dict[str, object]]) -> None:
             f"| {r['p95']:.1f} ms | {r['max']:.1f} ms | **{r['p50'] / r['floor_p50']:.2f}×** "
             f"| {r['p95'] / r['p50']:.2f} | {r['cpu']:.1f} / {r['floor_cpu']:.1f} ms "
             f"| {r['cold_ms']:.0f} ms | {r['cold_rg']:.1f} ms "
-            f"| {r['rss_mib']:.0f} MiB | {r['load'][0]:.1f}–{r['load'][1]:.1f} |"
+            f"| {r['rss_mib']:.0f} + {r.get('worker_rss_mib', 0.0):.0f} MiB "
+            f"| {r['load'][0]:.1f}–{r['load'][1]:.1f} |"
         )
     print()
     print("| corpus | n | " + " | ".join(STAGES) + " | cold: " + ", ".join(STAGES[:-1]) + " |")

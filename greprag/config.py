@@ -162,6 +162,7 @@ class Settings:
     similar: bool = True
     similar_weight: float = 2.0
     similar_share: float = 0.5
+    similar_process: bool = True
     compact_after_share: float = 0.25
     compact_tokens: int = 120
     # what resolving said about its sources (ignored repo keys, ...); not a setting

@@ -74,7 +74,8 @@ class Retriever:
         self.grep = GrepRoute.from_settings(self.repo, s) if given is None else None
         self.routes: list[Route] = [self.grep] if self.grep else given or []
         if self.grep and s.similar:  # index-free similar code joins grep by default
-            self.routes.append(SimilarRoute(self.grep, weight=s.similar_weight))
+            route = SimilarRoute(self.grep, weight=s.similar_weight, worker=s.similar_process)
+            self.routes.append(route)
         self.offline = OfflineRouter.from_settings(s)
         self.router = injected
         self.weights = ScoreWeights.from_settings(s)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_an_oversize_file_stays_skipped_once_the_file_list_is_cached(tmp_path):
     from greprag import Retriever
@@ -227,7 +229,7 @@ def test_the_grep_and_similar_passes_share_the_cores_once_the_repo_is_listed(py_
     monkeypatch.setattr(greprag.rg, "spawn", recording_spawn)
     monkeypatch.setattr(greprag.routes.grep, "spawn", recording_spawn)
     where = cursor(py_repo, "pipeline/processor.py", "self.loader.", "self.loader.")
-    retriever = Retriever(py_repo)
+    retriever = Retriever(py_repo, similar_process=False)  # every rg run in this process
 
     def searches() -> list[list[str]]:
         return [a for a in runs if "--files" not in a]
@@ -244,25 +246,39 @@ def test_the_grep_and_similar_passes_share_the_cores_once_the_repo_is_listed(py_
     assert warm.context == cold.context
 
 
-def test_the_similar_pass_starts_before_the_plan_is_made(py_repo, monkeypatch):
+@pytest.mark.parametrize("in_worker", [False, True])
+def test_the_similar_pass_starts_before_the_plan_is_made(py_repo, monkeypatch, in_worker):
     """Similar code needs no plan: once the repository is listed, its rg pass runs while
-    the router plans (a model's answer takes seconds), not after it."""
+    the router plans (a model's answer takes seconds), not after it: in the route's
+    thread, or sent to the worker process."""
     import threading
 
     import greprag.routes.similar
     from greprag import Retriever
     from greprag.config import Settings
     from greprag.router import OfflineRouter
+    from greprag.routes import similar_worker
     from tests.conftest import cursor
 
     started = threading.Event()
     real_run_words = greprag.routes.similar.run_words
+    worker = similar_worker.WordsWorker()
+    monkeypatch.setattr(similar_worker, "_shared", worker)
+    assert not in_worker or worker.ready(timeout=30)
+    real_submit = worker.submit
 
     def recording_run_words(*args, **kwargs):
         started.set()
         return real_run_words(*args, **kwargs)
 
+    def recording_submit(*args, **kwargs):
+        sent = real_submit(*args, **kwargs)
+        if sent is not None:
+            started.set()
+        return sent
+
     monkeypatch.setattr(greprag.routes.similar, "run_words", recording_run_words)
+    monkeypatch.setattr(worker, "submit", recording_submit)
     offline = OfflineRouter.from_settings(Settings())
     watching = threading.Event()  # set: the plan waits for the words pass to start
     waits: list[bool] = []
@@ -278,12 +294,14 @@ def test_the_similar_pass_starts_before_the_plan_is_made(py_repo, monkeypatch):
             return offline.plan(ctx, imported)
 
     where = cursor(py_repo, "pipeline/processor.py", "self.loader.", "self.loader.")
-    retriever = Retriever(py_repo, router=WaitingRouter())
+    retriever = Retriever(py_repo, router=WaitingRouter(), similar_process=in_worker)
     retriever.retrieve(**where.kwargs())  # cold: lists the repository
     started.clear()
     watching.set()
     retriever.retrieve(**where.kwargs())
     assert waits == [True], "the words pass started only after the plan"
+    assert worker._jobs == (1 if in_worker else 0)
+    worker.close()
 
 
 def test_a_file_listing_past_the_timeout_leaves_the_search_as_it_was(py_repo, monkeypatch):

@@ -80,7 +80,7 @@ def test_the_user_may_set_what_a_repo_may_not(tmp_path, monkeypatch):
 
 def test_repo_settings_exclude_everything_that_runs_writes_or_sends():
     user_only = {"router", "model", "api_base", "api_key", "llm_timeout", "answer_timeout"}
-    user_only |= {"rg_path"}
+    user_only |= {"rg_path", "similar_process"}
     user_only |= {"cache_dir", "dense_model", "dense_backend", "dense_cache_dir"}
     every = {f for f in Settings.__dataclass_fields__ if f != "notes"}
     assert every - user_only == REPO_SETTINGS

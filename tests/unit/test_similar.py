@@ -12,15 +12,8 @@ from greprag.files import FileCache
 from greprag.languages import get_language
 from greprag.models import QueryPlan
 from greprag.rg import FileWords
-from greprag.routes.similar import (
-    MAX_TERMS,
-    SAME_PACKAGE,
-    TF_SATURATION,
-    WRITING,
-    _best_regions,
-    _Scores,
-    similar_terms,
-)
+from greprag.routes.similar import MAX_TERMS, WRITING, similar_terms
+from greprag.routes.similar_rank import SAME_PACKAGE, TF_SATURATION, Scores, best_regions
 
 
 def _weights(text: str, lang: str = "python") -> dict[str, float]:
@@ -133,7 +126,7 @@ def test_scores_are_a_fresh_counts_score_to_the_last_bit():
     rng = random.Random(3)
     vocabulary = [f"w{i}" for i in range(MAX_TERMS)]
     value = {w: rng.uniform(0.01, 3.0) for w in vocabulary}
-    scores = _Scores([value[w] for w in vocabulary])
+    scores = Scores([value[w] for w in vocabulary])
     for _ in range(2000):
         words = rng.choices(vocabulary[: rng.randint(1, MAX_TERMS)], k=rng.randint(1, 40))
         run = bytes(vocabulary.index(w) for w in words)
@@ -152,9 +145,9 @@ def test_regions_rank_by_the_value_of_the_words_they_share_and_do_not_overlap():
     value = {"snapshot": 1.0, "cache_dir": 2.0, "take_snapshot": 3.0, "rows": 0.5}
     vocabulary = list(value)
     numbers, run = _runs(lines, vocabulary)
-    scores = _Scores(list(value.values()))
+    scores = Scores(list(value.values()))
     total = sum(value.values()) * 2.2
-    regions = _best_regions("a.py", numbers, run, scores, total, boost=1.0)
+    regions = best_regions("a.py", numbers, run, scores, total, boost=1.0)
     assert [(r.start, r.end) for r in regions] == [(10, 14), (80, 81), (40, 40)]
     assert regions[0].score > regions[1].score > regions[2].score
     assert regions[0].hit_lines == (10, 12, 14)
@@ -171,13 +164,14 @@ def test_the_route_keeps_the_regions_a_fresh_scoring_of_every_file_keeps(tmp_pat
     from greprag.config import load_settings
     from greprag.routes import RouteRequest
     from greprag.routes.grep import GrepRoute
-    from greprag.routes.similar import (
+    from greprag.routes.similar import SimilarRoute
+    from greprag.routes.similar_rank import (
         MAX_REGIONS,
         MIN_SHARE,
         REGION_LINES,
         REGIONS_PER_FILE,
-        SimilarRoute,
         Term,
+        ranked_rounds,
     )
 
     rng = random.Random(7)
@@ -197,7 +191,8 @@ def test_the_route_keeps_the_regions_a_fresh_scoring_of_every_file_keeps(tmp_pat
     route = SimilarRoute(GrepRoute.from_settings(tmp_path, load_settings(tmp_path)))
     ctx = build_local_context("alpha = beta\n", lang="python", path="pkg0/cursor.py")
     request = RouteRequest(QueryPlan(queries=[]), ctx, FileCache(tmp_path))
-    got = route._kept(request, route._ranked(request, terms, found, len(found)))
+    rounds = ranked_rounds(terms, found, len(found), request.current, "pkg0")
+    got = route._kept(request, rounds)
     assert len(got) == MAX_REGIONS
 
     # the reference: every region of every file scored afresh
