@@ -134,6 +134,7 @@ class SimilarRoute:
         self.weight = weight
         self.timeout = timeout
         self.worker = worker  # the warm pass and ranking in the shared worker process
+        self._searched = False  # a one-shot caller (the CLI) never starts the worker
 
     def search(self, request: RouteRequest) -> RouteHits:
         return self.start(request)()
@@ -143,6 +144,7 @@ class SimilarRoute:
         first so that, once the repository is listed, its rg pass and ranking run in the
         worker process (else a background thread) while the grep route works."""
         started = time.perf_counter()
+        searched, self._searched = self._searched, True
         ctx = request.ctx
         terms = similar_terms(ctx)
         if len(terms) < MIN_TERMS or get_language(ctx.lang) is None:
@@ -150,7 +152,7 @@ class SimilarRoute:
         listed = self.grep.fresh_files(ctx.lang)
         if listed is None:  # cold: the grep route walks the repo (skips seen) and lists it
             return lambda: self._search_now(request, terms, started)
-        remote = self._submit(request, terms, listed) if self.worker else None
+        remote = self._submit(request, terms, listed) if self.worker and searched else None
         if remote is not None:
             return lambda: self._finish_remote(request, terms, listed, remote, started)
         found: list[Iterator[Round] | Exception] = []

@@ -6,9 +6,10 @@ thread) share one interpreter. In a worker process the first runs beside the sec
 
 One worker serves every similar route of the process, one search at a time: a search that
 finds it busy, not started yet or gone runs in its own thread as before, with the same
-result. It is started on first use (its first searches run in threads while it starts),
-and it ends when its parent does (its socket closes). Messages are pickles over a socket
-pair between this process and its own child: nothing else can write to them.
+result. A route asks for it from its second search on (a one-shot caller such as the CLI
+never starts it; searches run in threads while it starts), and it ends when its parent
+does (its socket closes). Messages are pickles over a socket pair between this process
+and its own child: nothing else can write to them.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ __all__ = ["WordsJob", "WordsWorker", "WorkerGone", "serve", "shared_worker"]
 _KEPT_LISTINGS = 8  # file lists the worker keeps, so a list is sent once per listing
 _SERVE = "import sys; from greprag.routes.similar_worker import serve; serve(int(sys.argv[1]))"
 _REPLY_SLACK = 5.0  # seconds past the rg timeout before the worker counts as gone
+_EXIT_WAIT = 0.05  # seconds an idle worker takes to leave once its socket is closed
 
 
 class WorkerGone(Exception):
@@ -247,15 +249,15 @@ class WordsWorker:
                 self._busy = 0
 
     def close(self) -> None:
-        """End the worker: it reads the end of its socket and leaves (killed after a
-        second). It also ends when this process does."""
+        """End the worker: an idle one reads the end of its socket and leaves; one still
+        starting or searching is killed (an exit never waits for it)."""
         with self._lock:
             self._gone, self._busy = True, 0
             if self._conn is not None:
                 self._conn.close()
             if self._process is not None:
                 try:
-                    self._process.wait(timeout=1.0)
+                    self._process.wait(timeout=_EXIT_WAIT)
                 except subprocess.TimeoutExpired:
                     self._process.kill()
                     self._process.wait()

@@ -105,3 +105,17 @@ def test_words_found_nowhere_are_one_empty_round(py_repo, worker):
     assert next(search.rounds()) == ([], True)
     del search
     assert worker.submit(_job(py_repo, ("batch", "records")), None) is not None
+
+
+def test_a_one_shot_retrieval_never_starts_the_worker(java_repo, monkeypatch):
+    own = WordsWorker()
+    monkeypatch.setattr(similar_worker, "_shared", own)
+    retriever = Retriever(java_repo)
+    where = cursor(
+        java_repo, "src/main/java/com/shop/orders/OrderHandler.java", "return", "return "
+    )
+    retriever.retrieve(**where.kwargs())  # the CLI's one call: no process to start and end
+    assert own.pid is None
+    retriever.retrieve(**where.kwargs())
+    assert own.pid is not None  # a caller that comes back gets it
+    own.close()
