@@ -168,6 +168,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "no stemming": {"stemming": False},
     "no identifier splitting": {"split_identifiers": False},
     "no joined words": {"joined_weight": 0.0},
+    "named definitions not lifted": {"name_factor": 1.0, "question_name_factor": 1.0},
     "common words at full weight": {"generic_weight": 1.0},
     "identifiers at keyword weight": {"identifier_weight": 1.0},
 }

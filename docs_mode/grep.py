@@ -317,21 +317,36 @@ class SectionGrepRoute:
         units: dict[tuple[str, int], _UnitHits],
         terms: list[_Term],
         weighted: dict[int, float],
-    ) -> dict[tuple[str, int], float]:
+    ) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float]]:
         """Per definition whose name a naming term (an identifier, or words searched as
-        one name) matches: ``title_weight`` times those terms' weight."""
+        one name) matches: ``title_weight`` times those terms' weight. And per definition
+        that words searched as one name name whole (``FormData`` for "form data"), what
+        its score is multiplied by: ``question_name_factor`` when those words hold every
+        word of the question, else ``name_factor``."""
         naming = {t.index: t for t in terms if t.query.purpose in ("identifier", "phrase")}
-        if not naming or self.profile.title_weight <= 0:
-            return {}
         bonus: dict[tuple[str, int], float] = {}
+        factors: dict[tuple[str, int], float] = {}
+        if not naming:
+            return bonus, factors
+        asked = {t.query.identifier.lower() for t in terms if t.query.purpose == "keyword"}
         for key, hits in units.items():
             unit = hits.unit
             if unit.kind != "definition":
                 continue
             found = [i for i in hits.terms if i in naming and naming[i].regex.search(unit.title)]
-            if found:
-                bonus[key] = self.profile.title_weight * sum(weighted[i] for i in found)
-        return bonus
+            if not found:
+                continue
+            bonus[key] = self.profile.title_weight * sum(weighted[i] for i in found)
+            whole = [
+                set(naming[i].query.identifier.lower().split())
+                for i in found
+                if naming[i].query.purpose == "phrase" and naming[i].regex.fullmatch(unit.title)
+            ]
+            if whole:
+                every = any(asked <= words for words in whole)
+                p = self.profile
+                factors[key] = p.question_name_factor if every else p.name_factor
+        return bonus, factors
 
     def _rank(
         self,
@@ -348,10 +363,11 @@ class SectionGrepRoute:
             t.index: math.log(1 + (total - df[t.index] + 0.5) / (df[t.index] + 0.5)) for t in terms
         }
         weighted = {t.index: t.query.weight * idf[t.index] for t in terms}
-        factor = self._factors(units, terms)
-        named = self._named(units, terms, weighted)
+        by_path = self._factors(units, terms)
+        named, naming = self._named(units, terms, weighted)
+        factor = {key: by_path[key[0]] * naming.get(key, 1.0) for key in units}
         first = {
-            key: factor[key[0]] * (sum(map(weighted.__getitem__, u.terms)) + named.get(key, 0.0))
+            key: factor[key] * (sum(map(weighted.__getitem__, u.terms)) + named.get(key, 0.0))
             for key, u in units.items()
         }
         order = sorted(units, key=first.__getitem__, reverse=True)  # stable: ties by key
@@ -368,7 +384,7 @@ class SectionGrepRoute:
             for i in units[key].terms:
                 tf = len(by_index[i].regex.findall(text))
                 score += weighted[i] * tf * (BM25_K1 + 1) / (tf + norm)
-            scores[key] = (score + named.get(key, 0.0)) * factor[key[0]]
+            scores[key] = (score + named.get(key, 0.0)) * factor[key]
         ranked = sorted(pool, key=lambda key: (-scores[key], key)) + order[self.profile.pool :]
         candidates = []
         for key in ranked:

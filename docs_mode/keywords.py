@@ -71,6 +71,8 @@ GENERIC_WORDS = words(
     """
 )
 MAX_JOINED = 4  # pairs of neighbouring words searched as one name
+MAX_NAME_WORDS = 4  # a question of at most this many words is also searched as one name
+_ARTICLES = frozenset({"a", "an", "the"})  # left out of a question searched as one name
 DOTTED_PART = 0.8  # the last part of a dotted name, times identifier_weight
 OTHER_PART = 0.6  # its other parts
 MIN_PART = 2
@@ -124,13 +126,17 @@ def phrase_pattern(phrase: str) -> str:
     return f"(?i){lead}{_PHRASE_GAP.join(parts)}{tail}"
 
 
-def joined_pattern(first: str, second: str, stemming: bool = True) -> str:
-    """Two words as one name in any case, joined directly or by one space, ``_`` or ``-``:
+def joined_pattern(*words: str, stemming: bool = True) -> str:
+    """Words as one name in any case, joined directly or by one space, ``_`` or ``-``:
     ``add`` + ``command`` finds ``AddCommand``, ``add_command``, ``ADD-COMMANDS`` and
-    ``add command``. The name may go on past the second word at a capital, a digit or
-    ``_`` (``AddCommandTo``), not at a lowercase letter (``add commandline`` is another word)."""
-    forms = word_forms(second, stemming)
-    return rf"\b(?i:{escape_regex(first.lower())})[\s_-]?(?i:{forms})(?:\b|[A-Z0-9_])"
+    ``add command``. The name may go on past the last word at a capital, a digit or
+    ``_`` (``AddCommandTo``), not at a lowercase letter (``add commandline`` is another
+    word); only the last word takes its other forms."""
+    *head, last = words
+    joined = r"[\s_-]?".join(
+        [*(f"(?i:{escape_regex(w.lower())})" for w in head), f"(?i:{word_forms(last, stemming)})"]
+    )
+    return rf"\b{joined}(?:\b|[A-Z0-9_])"
 
 
 class _Terms:
@@ -224,6 +230,7 @@ def question_terms(
     p = profile
     terms = _Terms()
     rest = question
+    named = _named_question(question, p)
     for match in _CODE_SPAN.finditer(question):
         span = match.group(1).strip()
         if _TOKEN.fullmatch(span) and (is_identifier(span) or span.isidentifier()):
@@ -262,7 +269,29 @@ def question_terms(
     expansions = _synonym_terms(plain, kept, p, table, terms) if table else {}
     kept_terms = terms.ranked(p.max_terms)
     joined = _joined_terms(neighbours, p)
+    joined += [t for t in named if all(t.pattern != j.pattern for j in joined)]
     return sorted([*kept_terms, *joined], key=lambda t: -t.weight), expansions
+
+
+def _named_question(question: str, p: DocsProfile) -> list[Term]:
+    """A short question of plain words, stop words too (articles not), as one name: "no
+    such option" finds ``NoSuchOption``, "is naive" ``is_naive``, "set the version
+    template" ``SetVersionTemplate`` (no pair of their words would: stop words break
+    pairs). None for a longer question or one with names, numbers or quotes."""
+    tokens = _TOKEN.findall(question)
+    plain = [w for token in tokens for w in token.split("-") if w.lower() not in _ARTICLES]
+    if (
+        p.joined_weight <= 0
+        or not 2 <= len(plain) <= MAX_NAME_WORDS
+        or not all(w.isalpha() and w.isascii() for w in plain)
+        or any(is_identifier(token) for token in tokens)
+        or _CODE_SPAN.search(question)
+        or _QUOTED.search(question)
+    ):
+        return []
+    words = [w.lower() for w in plain]
+    pattern = joined_pattern(*words, stemming=p.stemming)
+    return [Term(" ".join(words), "phrase", p.joined_weight, pattern)]
 
 
 def _joined_terms(neighbours: list[tuple[str, str]], p: DocsProfile) -> list[Term]:
@@ -272,6 +301,6 @@ def _joined_terms(neighbours: list[tuple[str, str]], p: DocsProfile) -> list[Ter
         return []
     pairs = list(dict.fromkeys(neighbours))[:MAX_JOINED]
     return [
-        Term(f"{a} {b}", "phrase", p.joined_weight, joined_pattern(a, b, p.stemming))
+        Term(f"{a} {b}", "phrase", p.joined_weight, joined_pattern(a, b, stemming=p.stemming))
         for a, b in pairs
     ]

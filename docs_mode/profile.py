@@ -49,6 +49,8 @@ class DocsProfile:
     pool: int = 100
     test_weight: float = 0.5
     title_weight: float = 1.0
+    name_factor: float = 1.5
+    question_name_factor: float = 3.0
     max_count_per_file: int = 20000
     dense_k: int = 50
     dense_rescore: int = 30

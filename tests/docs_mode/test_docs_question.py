@@ -136,6 +136,25 @@ def test_neighbouring_words_are_also_searched_as_one_name():
     validate_query({"pattern": joined.pattern, "fixed": False}, default_lang=None)  # rg-safe
 
 
+def test_a_short_question_is_also_searched_as_one_name_stop_words_and_all():
+    cases = {  # question, the name it is searched as (articles left out), a definition
+        "no such option": ("no such option", "class NoSuchOption(UsageError):"),
+        "is naive": ("is naive", "def is_naive(value):"),
+        "set the version template": (
+            "set version template",
+            "func (c *Command) SetVersionTemplate(",
+        ),
+    }
+    for question, (name, definition) in cases.items():
+        named = terms(question)[("phrase", name)]
+        assert named.weight == PROFILE.joined_weight
+        assert re.search(named.pattern, definition), question
+        validate_query({"pattern": named.pattern, "fixed": False}, default_lang=None)
+    assert not re.search(terms("no such option")[("phrase", "no such option")].pattern, "no option")
+    for longer_or_named in ("how do I add a new command", "is `value` naive", "retry 3 times"):
+        assert not any(len(t.split()) > 2 for kind, t in terms(longer_or_named) if kind == "phrase")
+
+
 def test_names_are_not_joined_across_numbers_or_identifiers_and_stay_few():
     assert not any(kind == "phrase" for kind, _ in terms("retry 3 times"))
     assert not any(kind == "phrase" for kind, _ in terms("cache get_item value"))

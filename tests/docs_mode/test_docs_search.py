@@ -286,3 +286,36 @@ def test_cli_search_errors_are_one_line(docs_repo: Path):
     assert bad.stderr.startswith("greprag: error: --kind")
     empty = greprag("search", " ", "--repo", str(docs_repo))
     assert empty.returncode == 2 and "Traceback" not in empty.stderr
+
+
+def test_the_definition_a_question_names_in_words_comes_before_pages_that_say_the_words(tmp_path):
+    # "form" and "data" are common words here; two pages say "form data" again and again,
+    # the class says it only in its name
+    filler = "A handler reads the data it needs from the request and fills a form. "
+    pages = {
+        "docs/requests.md": f"# Requests\n\n{filler}Read form data with `request.form()`; the "
+        "form data holds each field, and form data may hold files.\n",
+        "docs/uploads.md": f"# Uploads\n\n{filler}A file upload arrives as form data.\n",
+        **{f"docs/page{n}.md": f"# Page {n}\n\n{filler}\n" for n in range(8)},
+    }
+    repo = write(
+        tmp_path / "repo",
+        {
+            "web/datastructures.py": "class FormData(ImmutableMultiDict):\n"
+            '    """An immutable multidict of uploads and text inputs."""\n',
+            **pages,
+        },
+    )
+    profile = load_profile()
+    plain = search_with(repo, "form data", name_factor=1.0, question_name_factor=1.0)
+    assert plain.blocks[0].path == "docs/requests.md"
+    named = search(repo, "form data")
+    assert named.blocks[0].path == "web/datastructures.py"  # named whole, by all its words
+    assert score_of(named) == pytest.approx(score_of(plain) * profile.question_name_factor)
+    part = search_with(repo, "where is form data parsed", question_name_factor=1.0)
+    even = search_with(repo, "where is form data parsed", question_name_factor=1.0, name_factor=1.0)
+    assert score_of(part) == pytest.approx(score_of(even) * profile.name_factor)  # some words
+
+
+def score_of(result, path: str = "web/datastructures.py") -> float:
+    return next(b.score for b in result.blocks if b.path == path)
