@@ -24,6 +24,7 @@ from itertools import chain, groupby
 from operator import itemgetter
 from pathlib import Path
 
+from docs_mode.keywords import inner_name_pattern
 from docs_mode.profile import DocsProfile
 from docs_mode.sections import Section
 from docs_mode.stem import stem
@@ -35,6 +36,8 @@ from greprag.rg import SearchSpec, WordMatch, find_rg, list_files, parse_size, s
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 
 __all__ = ["SectionGrepRoute", "is_test_file", "speaks_of_tests"]
+
+INSIDE_HEAD = 2  # names are read for words inside them in this many pools of the order
 
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
 BM25_K1 = 1.2
@@ -348,6 +351,40 @@ class SectionGrepRoute:
                 factors[key] = p.question_name_factor if every else p.name_factor
         return bonus, factors
 
+    def _named_inside(
+        self,
+        units: dict[tuple[str, int], _UnitHits],
+        terms: list[_Term],
+        weighted: dict[int, float],
+        order: list[tuple[str, int]],
+        first: dict[tuple[str, int], float],
+        named: dict[tuple[str, int], float],
+        factor: dict[tuple[str, int], float],
+    ) -> list[tuple[str, int]]:
+        """``order`` with the definitions among its first ``INSIDE_HEAD`` × ``pool`` whose
+        name holds words searched as one name inside it (``MarkFlagRequired`` for "flag
+        required") gaining ``title_weight`` times those terms' weight, re-sorted. In
+        Python, on names only: rg's pattern starts a name at a word boundary (another
+        start cost rg its fast path), and only the head of the order could reach the pool."""
+        inner = {
+            t.index: re.compile(inner_name_pattern(*words, stemming=self.profile.stemming))
+            for t in terms
+            if t.query.purpose == "phrase" and len(words := t.query.identifier.lower().split()) > 1
+        }
+        if not inner or self.profile.title_weight <= 0:
+            return order
+        size = INSIDE_HEAD * self.profile.pool
+        head = order[:size]
+        for key in head:
+            unit = units[key].unit
+            found = [i for i, regex in inner.items() if regex.search(unit.title)]
+            if unit.kind == "definition" and found:
+                gain = self.profile.title_weight * sum(weighted[i] for i in found)
+                named[key] = named.get(key, 0.0) + gain
+                first[key] += factor[key] * gain
+        head.sort(key=first.__getitem__, reverse=True)
+        return head + order[size:]
+
     def _rank(
         self,
         units: dict[tuple[str, int], _UnitHits],
@@ -371,6 +408,7 @@ class SectionGrepRoute:
             for key, u in units.items()
         }
         order = sorted(units, key=first.__getitem__, reverse=True)  # stable: ties by key
+        order = self._named_inside(units, terms, weighted, order, first, named, factor)
 
         pool = order[: self.profile.pool]
         lengths = {key: max(1, len(units[key].unit.text.split())) for key in pool}

@@ -38,6 +38,7 @@ __all__ = [
     "Term",
     "TermKind",
     "identifier_pattern",
+    "inner_name_pattern",
     "is_identifier",
     "joined_pattern",
     "phrase_pattern",
@@ -132,11 +133,24 @@ def joined_pattern(*words: str, stemming: bool = True) -> str:
     ``add command``. The name may go on past the last word at a capital, a digit or
     ``_`` (``AddCommandTo``), not at a lowercase letter (``add commandline`` is another
     word); only the last word takes its other forms."""
+    return rf"\b{_joined(words, stemming)}(?:\b|[A-Z0-9_])"
+
+
+def inner_name_pattern(*words: str, stemming: bool = True) -> str:
+    """``joined_pattern`` for the words as whole parts inside a longer name, starting at
+    a capital or after ``_``: "flag required" in ``MarkFlagRequired`` and
+    ``mark_flag_required``. Python's syntax only (lookarounds): rg, lacking them, would
+    need an alternation that costs it its fast path; this one reads definitions' names."""
+    first = escape_regex(words[0].lower())
+    start = rf"(?:(?<=[a-z0-9])(?={first[:1].upper()})|(?<=_))"
+    return rf"{start}{_joined(words, stemming)}(?:\b|[A-Z0-9_])"
+
+
+def _joined(words: tuple[str, ...], stemming: bool) -> str:
     *head, last = words
-    joined = r"[\s_-]?".join(
+    return r"[\s_-]?".join(
         [*(f"(?i:{escape_regex(w.lower())})" for w in head), f"(?i:{word_forms(last, stemming)})"]
     )
-    return rf"\b{joined}(?:\b|[A-Z0-9_])"
 
 
 class _Terms:

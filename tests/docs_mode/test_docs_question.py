@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from docs_mode.keywords import question_terms
+from docs_mode.keywords import inner_name_pattern, question_terms
 from docs_mode.profile import DocsProfile, load_profile
 from docs_mode.router import OfflineQuestionRouter
 from docs_mode.stem import stem, word_pattern
@@ -153,6 +153,14 @@ def test_a_short_question_is_also_searched_as_one_name_stop_words_and_all():
     assert not re.search(terms("no such option")[("phrase", "no such option")].pattern, "no option")
     for longer_or_named in ("how do I add a new command", "is `value` naive", "retry 3 times"):
         assert not any(len(t.split()) > 2 for kind, t in terms(longer_or_named) if kind == "phrase")
+
+
+def test_words_searched_as_one_name_are_also_found_inside_a_longer_name():
+    inside = re.compile(inner_name_pattern("flag", "required"))
+    for name in ("MarkFlagRequired", "mark_flag_required", "markFlagRequiredOnce"):
+        assert inside.search(name), name
+    for name in ("FlagRequired", "flag_required", "MarkFlagship", "Reflagrequired"):
+        assert not inside.search(name), name  # at the start: rg's own pattern finds those
 
 
 def test_names_are_not_joined_across_numbers_or_identifiers_and_stay_few():

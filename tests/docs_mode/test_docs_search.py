@@ -319,3 +319,21 @@ def test_the_definition_a_question_names_in_words_comes_before_pages_that_say_th
 
 def score_of(result, path: str = "web/datastructures.py") -> float:
     return next(b.score for b in result.blocks if b.path == path)
+
+
+def test_a_definition_whose_name_holds_the_joined_words_inside_it_gains(tmp_path):
+    repo = write(
+        tmp_path / "repo",
+        {
+            "cli/flags.py": "def mark_flag_required(command, name):\n"
+            '    """Make the flag called name a must for the command."""\n'
+            "    command.flags[name].required = True\n",
+            "docs/flags.md": "# Flags\n\nA flag is required when the command cannot run "
+            "without it; a required flag shows in the usage line.\n",
+        },
+    )
+    gained, plain = (
+        score_of(search_with(repo, "flag required", title_weight=w), "cli/flags.py")
+        for w in (load_profile().title_weight, 0.0)
+    )
+    assert gained > plain > 0  # rg's pattern finds "flag required" at a word's start only
