@@ -377,8 +377,10 @@ class SectionGrepRoute:
         head = order[:size]
         for key in head:
             unit = units[key].unit
+            if unit.kind != "definition":
+                continue
             found = [i for i, regex in inner.items() if regex.search(unit.title)]
-            if unit.kind == "definition" and found:
+            if found:
                 gain = self.profile.title_weight * sum(weighted[i] for i in found)
                 named[key] = named.get(key, 0.0) + gain
                 first[key] += factor[key] * gain

@@ -26,12 +26,18 @@ from greprag.context import LocalContext
 from greprag.errors import SearchError
 from greprag.languages import IDENTIFIER_RE, STRING_LITERAL_RE, get_language, is_generic, words
 from greprag.models import SIMILAR_ROUTE, Candidate
-from greprag.rg import SearchSpec, run_words
+from greprag.rg import SearchSpec
 from greprag.router.names import PY_BUILTINS, blank_docstrings
 from greprag.routes import RouteHits, RouteRequest
 from greprag.routes.grep import MAX_LISTED_FILES, GrepRoute
-from greprag.routes.similar_rank import MAX_REGIONS, Region, Round, Term, ranked_rounds
-from greprag.routes.similar_worker import RemoteSearch, WordsJob, WorkerGone, shared_worker
+from greprag.routes.similar_rank import MAX_REGIONS, Region, Round, Term
+from greprag.routes.similar_worker import (
+    RemoteSearch,
+    WordsJob,
+    WorkerGone,
+    job_rounds,
+    shared_worker,
+)
 
 __all__ = ["SimilarRoute", "Term", "similar_terms"]
 
@@ -93,11 +99,6 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
     return [Term(word, weight) for word, weight in ranked[:max_terms]]
 
 
-def _folder(request: RouteRequest) -> str | None:
-    """The cursor file's folder: its regions there gain ``SAME_PACKAGE``."""
-    return request.ctx.path.rsplit("/", 1)[0] if request.ctx.path else None
-
-
 def _below_header(ctx: LocalContext, raw: list[str]) -> int:
     """How many of the last lines ``raw`` lie below the header of the function whose
     empty body the cursor opens (its docstring: what the body is to do, no mere prose);
@@ -152,13 +153,12 @@ class SimilarRoute:
         listed = self.grep.fresh_files(ctx.lang)
         if listed is None:  # cold: the grep route walks the repo (skips seen) and lists it
             return lambda: self._search_now(request, terms, started)
-        remote = self._submit(request, terms, listed) if self.worker and searched else None
+        job = self._job(request, terms, listed)
+        remote = self._submit(job, listed) if self.worker and searched else None
         if remote is not None:
-            return lambda: self._finish_remote(request, terms, listed, remote, started)
+            return lambda: self._finish_remote(request, job, remote, started)
         found: list[Iterator[Round] | Exception] = []
-        thread = threading.Thread(
-            target=self._occurrences, args=(request, terms, listed, found), daemon=True
-        )
+        thread = threading.Thread(target=self._occurrences, args=(job, found), daemon=True)
         thread.start()
 
         def finish() -> RouteHits:
@@ -173,13 +173,14 @@ class SimilarRoute:
         except SearchError as exc:  # a listing past the timeout: no similar code this time
             return self._finish(request, exc, started)
         found: list[Iterator[Round] | Exception] = []
-        self._occurrences(request, terms, listed, found)
+        self._occurrences(self._job(request, terms, listed), found)
         return self._finish(request, found[0], started)
 
-    def _spec(self, request: RouteRequest, terms: list[Term], listed: list[str]) -> SearchSpec:
-        """The words pass: every occurrence of the terms in the cursor language's files."""
+    def _job(self, request: RouteRequest, terms: list[Term], listed: list[str]) -> WordsJob:
+        """The words pass (every occurrence of the terms in the cursor language's files)
+        and what its ranking needs."""
         lang = request.ctx.lang
-        return SearchSpec(
+        spec = SearchSpec(
             patterns=tuple(t.word for t in terms),
             langs=(lang,) if lang else (),
             max_count_per_file=MAX_LINES_PER_FILE,
@@ -187,55 +188,41 @@ class SimilarRoute:
             threads=request.rg_threads,
             paths=tuple(listed) if len(listed) <= MAX_LISTED_FILES else (),
         )
+        return WordsJob(
+            rg=str(self.grep.rg),
+            repo=str(self.grep.repo),
+            spec=spec,
+            listing=0,
+            searched=len(listed),
+            terms=tuple(terms),
+            current=request.current,
+            folder=request.ctx.path.rsplit("/", 1)[0] if request.ctx.path else None,
+            timeout=self.timeout,
+        )
 
-    def _occurrences(
-        self,
-        request: RouteRequest,
-        terms: list[Term],
-        listed: list[str],
-        out: list[Iterator[Round] | Exception],
-    ) -> None:
-        """Every occurrence of the terms in the cursor language's files, ranked into
-        regions, into ``out`` (or the error). The first round of ranking runs here: in the
-        background thread it overlaps the grep route's wait for its own rg pass (rg's wide
-        pipe lets that pass run on while this thread holds the interpreter)."""
+    def _occurrences(self, job: WordsJob, out: list[Iterator[Round] | Exception]) -> None:
+        """The job's rounds of regions into ``out`` (or the error). The first round of
+        ranking runs here: in the background thread it overlaps the grep route's wait for
+        its own rg pass (rg's wide pipe lets that pass run on while this thread holds the
+        interpreter)."""
         try:
-            found = run_words(
-                self.grep.rg, self.grep.repo, self._spec(request, terms, listed), self.timeout
-            )
-            searched = max(len(listed), len(found), 1)
-            rounds = ranked_rounds(terms, found, searched, request.current, _folder(request))
+            rounds = job_rounds(job)
             first = list(islice(rounds, 1))
             out.append(chain(first, rounds))
         except Exception as exc:  # handed to the caller's thread, raised or noted there
             out.append(exc)
 
-    def _submit(
-        self, request: RouteRequest, terms: list[Term], listed: list[str]
-    ) -> RemoteSearch | None:
-        """The search sent to the shared worker process; None when it cannot take it."""
-        spec = self._spec(request, terms, listed)
-        job = WordsJob(
-            rg=str(self.grep.rg),
-            repo=str(self.grep.repo),
-            spec=replace(spec, paths=()),
-            listing=0,
-            searched=len(listed),
-            terms=tuple(terms),
-            current=request.current,
-            folder=_folder(request),
-            timeout=self.timeout,
-        )
+    def _submit(self, job: WordsJob, listed: list[str]) -> RemoteSearch | None:
+        """``job`` sent to the shared worker process (its file list once per listing);
+        None when the worker cannot take it."""
         worker = shared_worker()
-        return worker.submit(job, listed if spec.paths else None) if worker else None
+        if worker is None:
+            return None
+        sent = replace(job, spec=replace(job.spec, paths=()))
+        return worker.submit(sent, listed if job.spec.paths else None)
 
     def _finish_remote(
-        self,
-        request: RouteRequest,
-        terms: list[Term],
-        listed: list[str],
-        remote: RemoteSearch,
-        started: float,
+        self, request: RouteRequest, job: WordsJob, remote: RemoteSearch, started: float
     ) -> RouteHits:
         """The worker's rounds, or the search run here when the worker could not do it."""
         rounds = remote.rounds()
@@ -245,7 +232,7 @@ class SimilarRoute:
             return self._finish(request, exc, started)
         except WorkerGone:
             found: list[Iterator[Round] | Exception] = []
-            self._occurrences(request, terms, listed, found)
+            self._occurrences(job, found)
             return self._finish(request, found[0], started)
         try:
             return self._finish(request, chain([first], rounds), started)

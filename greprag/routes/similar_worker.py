@@ -35,7 +35,15 @@ from greprag.routes.similar_rank import Region, Round, Term, ranked_rounds
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-__all__ = ["WordsJob", "WordsWorker", "WorkerGone", "serve", "shared_worker"]
+__all__ = [
+    "RemoteSearch",
+    "WordsJob",
+    "WordsWorker",
+    "WorkerGone",
+    "job_rounds",
+    "serve",
+    "shared_worker",
+]
 
 _KEPT_LISTINGS = 8  # file lists the worker keeps, so a list is sent once per listing
 _SERVE = "import sys; from greprag.routes.similar_worker import serve; serve(int(sys.argv[1]))"
@@ -61,6 +69,14 @@ class WordsJob:
     current: CursorFile
     folder: str | None
     timeout: float
+
+
+def job_rounds(job: WordsJob) -> Iterator[Round]:
+    """The job's rg pass ranked into rounds of regions (``ranked_rounds``), in the worker
+    or in the route's own thread alike; ``SearchError`` when the pass fails."""
+    found = run_words(Path(job.rg), Path(job.repo), job.spec, job.timeout)
+    searched = max(job.searched, len(found), 1)
+    return ranked_rounds(list(job.terms), found, searched, job.current, job.folder)
 
 
 def _encoded(job_id: int, round_: Round) -> tuple:
@@ -96,12 +112,9 @@ def serve(fd: int) -> None:
                     listings.popitem(last=False)
             rounds = None
             try:
-                spec = job.spec
                 if job.listing:
-                    spec = replace(spec, paths=listings[job.listing])
-                found = run_words(Path(job.rg), Path(job.repo), spec, job.timeout)
-                searched = max(job.searched, len(found), 1)
-                rounds = ranked_rounds(list(job.terms), found, searched, job.current, job.folder)
+                    job = replace(job, spec=replace(job.spec, paths=listings[job.listing]))
+                rounds = job_rounds(job)
                 reply = _encoded(current, next(rounds, ([], True)))  # no file: no region
             except SearchError as exc:
                 reply = ("search-error", current, str(exc))

@@ -253,7 +253,6 @@ def test_the_similar_pass_starts_before_the_plan_is_made(py_repo, monkeypatch, i
     thread, or sent to the worker process."""
     import threading
 
-    import greprag.routes.similar
     from greprag import Retriever
     from greprag.config import Settings
     from greprag.router import OfflineRouter
@@ -261,7 +260,7 @@ def test_the_similar_pass_starts_before_the_plan_is_made(py_repo, monkeypatch, i
     from tests.conftest import cursor
 
     started = threading.Event()
-    real_run_words = greprag.routes.similar.run_words
+    real_run_words = similar_worker.run_words
     worker = similar_worker.WordsWorker()
     monkeypatch.setattr(similar_worker, "_shared", worker)
     assert not in_worker or worker.ready(timeout=30)
@@ -277,7 +276,7 @@ def test_the_similar_pass_starts_before_the_plan_is_made(py_repo, monkeypatch, i
             started.set()
         return sent
 
-    monkeypatch.setattr(greprag.routes.similar, "run_words", recording_run_words)
+    monkeypatch.setattr(similar_worker, "run_words", recording_run_words)
     monkeypatch.setattr(worker, "submit", recording_submit)
     offline = OfflineRouter.from_settings(Settings())
     watching = threading.Event()  # set: the plan waits for the words pass to start
