@@ -192,6 +192,7 @@ class Retriever:
             method=s.rerank,
             weights=self.weights.mixed(lang.bm25_share if lang else None),
             package=PackageScope.of(ctx),
+            prefix=ctx.prefix,
         )
         clock.lap("rerank")
         routes = {"grep": "always on"}

@@ -183,3 +183,48 @@ def test_a_languages_own_mix_lets_code_like_the_cursors_outrank_a_stronger_prior
     assert default.mixed(None) is default
     assert order(default) == ["probed.java", "alike.java"]
     assert order(mixed) == ["alike.java", "probed.java"]
+
+
+def test_a_use_written_like_the_cursor_line_outranks_other_uses_of_a_name_not_yet_written():
+    """At ``async with `` before the first use of an imported name, a use elsewhere that
+    opens the same way shows how the statement goes on; once the window has written the
+    name, the line's shape says nothing about it."""
+    from greprag.models import Query
+
+    probe = Query(
+        r"\bcreate_task_group\s*[.(]",
+        "method",
+        purpose="usage",
+        weight=0.5,
+        identifier="create_task_group",
+    )
+    same = Candidate(
+        "a.py",
+        10,
+        11,
+        "    async with create_task_group() as group:\n        group.start_soon(run)",
+        query_index=0,
+        prior=0.5,
+        match_lines=(10,),
+    )
+    other = Candidate(
+        "b.py", 3, 3, "group = create_task_group()", query_index=0, prior=0.5, match_lines=(3,)
+    )
+
+    def scores(window: str, prefix: str) -> dict[str, float]:
+        ranked = score_candidates(
+            [other, same],
+            window=window,
+            plan=QueryPlan(queries=[probe]),
+            imported={},
+            method="none",
+            weights=ScoreWeights(),
+            prefix=prefix,
+        )
+        return {c.path: c.score for c in ranked}
+
+    fresh = scores("body = await receive()\n        async with ", "        async with ")
+    assert fresh["a.py"] == pytest.approx(fresh["b.py"] + ScoreWeights().shape_bonus)
+    written = scores("create_task_group()\nasync with ", "async with ")
+    assert written["a.py"] == pytest.approx(written["b.py"])
+    assert scores("x = 1\n", "")["a.py"] == pytest.approx(fresh["b.py"])  # nothing typed
