@@ -25,8 +25,12 @@ _PY_HEADER = re.compile(r"\s*(?:async\s+def|def|class)\b")
 _PY_CLASS = re.compile(r"\s*class\b")
 _PY_CLAUSE = re.compile(r"(else|elif|except|finally)\b")
 _BARE_STRING = re.compile(r"\s*[rRuUbBfF]{0,2}[\"']")
-_PY_QUOTE = re.compile(r'"""|\'\'\'|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|#')  # outside strings
-_STRIP = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\]){0,6}\'|`(?:\\.|[^`\\])*`|//.*$|/\*.*?\*/')
+# strings unrolled (``"[^"\\]*(?:\\.[^"\\]*)*"``): the same matches as ``"(?:\\.|[^"\\])*"``,
+# a tenth faster over a file
+_PY_QUOTE = re.compile(r'"""|\'\'\'|"[^"\\]*(?:\\.[^"\\]*)*"|\'[^\'\\]*(?:\\.[^\'\\]*)*\'|#')
+_STRIP = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*"|\'(?:\\.|[^\'\\]){0,6}\'|`[^`\\]*(?:\\.[^`\\]*)*`|//.*$|/\*.*?\*/'
+)
 _MAY_STRIP = re.compile(r"[\"'`/]")  # what a string or comment starts with
 _CLASS_LIKE = re.compile(
     r"\b(class|interface|enum|record|struct|trait|impl|namespace|object|type\s+\w+\s+struct)\b"
