@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from greprag.config import Settings
 from greprag.cursor_file import CursorFile
@@ -111,11 +112,16 @@ def assemble(
         compact_after=int(s.budget * s.compact_after_share),
         compact_tokens=s.compact_tokens,
         similar_share=s.similar_share,
+        similar_full=None if expansion is None else partial(expansion.hold, SIMILAR_ROUTE),
     )
     if expansion is None:
         return Assembly(packed, [])
     packed.dropped += [
         Drop(r.path, r.start_line, r.end_line, "budget full", round(r.score, 4))
         for r in expansion.remaining()
+    ]
+    packed.dropped += [
+        Drop(r.path, r.start_line, r.end_line, "similar code past its share", round(r.score, 4))
+        for r in expansion.held()
     ]
     return Assembly(packed, expansion.emitted())

@@ -91,7 +91,8 @@ class BlockExpansion:
     the lower-ranked ranges of its file that it overlaps or touches; a range that falls
     inside a block already emitted is absorbed too. ``later`` ranges (the ranking past the
     pool) are reached only once every range before them was: they fill a budget the pool
-    leaves unused, and no block before them absorbs them.
+    leaves unused, and no block before them absorbs them. Ranges of a held route
+    (``hold``: similar code past its share) come after those, widened only then.
     """
 
     def __init__(
@@ -111,17 +112,28 @@ class BlockExpansion:
         self._expand = expand
         self._gap = gap
         self._emitted: dict[str, list[MergedRange]] = defaultdict(list)
+        self._held_route: str | None = None
+        self._held: list[MergedRange] = []  # ranges of ``_held_route`` set aside, ranked
+
+    def hold(self, route: str) -> None:
+        """From now on, ranges of ``route`` alone wait, unwidened, until every other range
+        was reached: similar code past its share of the budget seldom fits, and widening
+        it parsed files for nothing. A held range absorbs nothing."""
+        self._held_route = route
 
     def _touches(self, a: MergedRange, start: int, end: int) -> bool:
         return a.start_line <= end + 1 + self._gap and start <= a.end_line + 1 + self._gap
 
     def __iter__(self):
-        while self._next < len(self._ranked) or self._reach_later():
+        while self._next < len(self._ranked) or self._reach_later() or self._reach_held():
             item = self._ranked[self._next]
             self._next += 1
             if id(item) in self._absorbed:
                 continue
             self._pending[item.path].pop(0)  # it is the best one left of its file
+            if item.route == self._held_route:
+                self._held.append(item)
+                continue
             emitted = self._emitted[item.path]
             if any(
                 e.start_line <= item.start_line and item.end_line <= e.end_line for e in emitted
@@ -156,6 +168,18 @@ class BlockExpansion:
             return False
         more = [piece for item in self._later() for piece in self._clear_of_emitted(item)]
         self._later = None
+        self._ranked += more
+        for item in more:
+            self._pending[item.path].append(item)
+        return bool(more)
+
+    def _reach_held(self) -> bool:
+        """Queue the held ranges (once, after everything else); True when that gave more."""
+        if self._held_route is None:
+            return False
+        self._held_route = None
+        more = [piece for item in self._held for piece in self._clear_of_emitted(item)]
+        self._held = []
         self._ranked += more
         for item in more:
             self._pending[item.path].append(item)
@@ -216,6 +240,10 @@ class BlockExpansion:
     def remaining(self) -> list[MergedRange]:
         """Ranges never reached (packing stopped first)."""
         return [r for r in self._ranked[self._next :] if id(r) not in self._absorbed]
+
+    def held(self) -> list[MergedRange]:
+        """Ranges held (``hold``) and never reached."""
+        return list(self._held)
 
 
 def no_dedup(candidates: list[Candidate]) -> list[MergedRange]:

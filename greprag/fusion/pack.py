@@ -354,6 +354,7 @@ def pack(
     compact_after: int | None = None,
     compact_tokens: int = 120,
     similar_share: float = 1.0,
+    similar_full: Callable[[], None] | None = None,
 ) -> Packed:
     """Pack ranges (best first) into at most ``budget`` tokens.
 
@@ -361,7 +362,8 @@ def pack(
     produced ranges past that point are never computed. A range only usage probes hit
     goes in whole up to ``max_usage_tokens``; past that, its call sites are what counts.
     Past ``compact_after`` tokens, ranges other than similar code go in compact; similar
-    code beyond ``similar_share`` of the budget waits until the end.
+    code beyond ``similar_share`` of the budget waits until the end; ``similar_full`` is
+    called when the first such block waits (``BlockExpansion.hold``).
     """
     packer = _Packer(lines_of, budget, max_block_tokens or budget, encoding, [], [])
     waiting: list[Block] = []
@@ -382,6 +384,8 @@ def pack(
             packer.dropped.append(result)
         elif result is not None:
             if similar and packer.similar_used + result.tokens > similar_share * budget:
+                if not waiting and similar_full is not None:
+                    similar_full()
                 waiting.append(result)
             else:
                 packer.take(result)

@@ -98,3 +98,59 @@ def test_ranges_past_the_pool_come_last_are_made_only_when_reached_and_are_not_a
     rest = list(blocks)
     assert made == ["later"]
     assert [(b.path, b.start_line, b.end_line) for b in rest] == [("e.py", 10, 12), ("f.py", 2, 3)]
+
+
+def test_held_ranges_wait_unwidened_absorb_nothing_and_come_after_everything_else():
+    """Similar code past its share of the budget is held (``BlockExpansion.hold``): its
+    files are not parsed while other ranges remain, and a range it would have absorbed
+    gets its own block."""
+    from greprag.fusion.dedup import BlockExpansion, MergedRange
+    from greprag.syntax import BlockWidener
+
+    widened: list[str] = []
+    widen = BlockWidener(lambda _path: ENGINE * 8)
+
+    def tracking(path: str, start: int, end: int) -> tuple[int, int]:
+        widened.append(path)
+        return widen(path, start, end)
+
+    expansion = BlockExpansion(
+        [
+            MergedRange("a.py", 5, 5, 0.9, "grep", match_lines={5}),
+            MergedRange("s.py", 10, 10, 0.8, "similar", match_lines={10}),
+            MergedRange("e.py", 10, 10, 0.7, "similar", match_lines={10}),
+            MergedRange("e.py", 11, 11, 0.6, "grep", match_lines={11}),
+        ],
+        tracking,
+        gap=1,
+        later=lambda: [MergedRange("f.py", 2, 2, 0.1, "grep", match_lines={2})],
+    )
+    blocks = iter(expansion)
+    assert next(blocks).path == "a.py"
+    expansion.hold("similar")
+    rest = [(b.path, b.route) for b in blocks]
+    # e.py's grep hit is no longer folded into the similar range above it; the held
+    # ranges come after the ranking past the pool, widened only then
+    assert rest == [("e.py", "grep"), ("f.py", "grep"), ("s.py", "similar")]
+    assert widened.index("s.py") > widened.index("f.py")
+    assert expansion.held() == [] and expansion.remaining() == []
+    # the similar hit on e.py's line 10 lies in the grep block made of line 11: absorbed
+    assert not any(b.path == "e.py" and b.route == "similar" for b in expansion.emitted())
+
+
+def test_held_ranges_never_reached_are_reported_as_held():
+    from greprag.fusion.dedup import BlockExpansion, MergedRange
+
+    expansion = BlockExpansion(
+        [
+            MergedRange("a.py", 1, 1, 0.9, "grep", match_lines={1}),
+            MergedRange("s.py", 3, 3, 0.8, "similar", match_lines={3}),
+            MergedRange("b.py", 1, 1, 0.7, "grep", match_lines={1}),
+        ],
+        lambda _path, start, end: (start, end),
+    )
+    blocks = iter(expansion)
+    next(blocks)
+    expansion.hold("similar")
+    assert next(blocks).path == "b.py"  # packing stops here: the budget is full
+    assert [r.path for r in expansion.held()] == ["s.py"] and expansion.remaining() == []

@@ -39,6 +39,15 @@ def test_similar_code_past_its_share_waits_for_the_rest():
     tight = pack(ranges, FILES.__getitem__, budget=2 * one + 4, similar_share=0.5)
     assert [b.path for b in tight.blocks] == ["f0.py", "f2.py"]
     assert any("similar code past its share" in d.reason for d in tight.dropped)
+    calls: list[str] = []
+    pack(
+        [*ranges, _range("f3.py", "similar")],
+        FILES.__getitem__,
+        budget=4000,
+        similar_share=(one + 2) / 4000,
+        similar_full=lambda: calls.append("full"),
+    )
+    assert calls == ["full"]  # once, when the first similar block waits
 
 
 BIG_CLASS = [
