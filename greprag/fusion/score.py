@@ -17,9 +17,7 @@ paper's Naive GrepRAG), ``none`` by the prior alone.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from greprag.config import Settings
 from greprag.fusion.bm25 import rerank, rerank_scores
@@ -84,7 +82,8 @@ def score_candidates(
     bm25 = rerank_scores([c.text for c in candidates], window, method)
     matched = [raw for c, raw in zip(candidates, bm25, strict=True) if c.match_lines]
     top = max(matched, default=0.0) or max(bm25, default=0.0) or 1.0
-    written = set(IDENTIFIER_RE.findall(window)) if prefix.strip() else set()
+    code = " ".join(prefix.split())  # the cursor line's, for _same_shape
+    written = set(IDENTIFIER_RE.findall(window)) if code else set()
     scored = []
     for cand, raw in zip(candidates, bm25, strict=True):
         query = plan.queries[cand.query_index] if cand.query_index >= 0 else None
@@ -103,36 +102,45 @@ def score_candidates(
             score += weights.import_bonus * PACKAGE_SHARE
         if purpose == "definition":
             score += weights.definition_bonus
-        elif purpose == "usage" and query and _same_shape(cand, query.identifier, prefix, written):
+        elif purpose == "usage" and query and _same_shape(cand, query.identifier, code, written):
             score += weights.shape_bonus
         scored.append(cand.rescored(score))
     return sorted(scored, key=lambda c: -c.score)
 
 
-def _same_shape(cand: Candidate, identifiers: str, prefix: str, written: set[str]) -> bool:
-    """A usage line of ``cand`` has the cursor line's code just before a probed name that
-    the window has not written yet (``async with create_task_group(``, ``raise
-    HTTPError(``): the statement being written, as written elsewhere."""
-    shape = _shape_pattern(" ".join(prefix.split()), identifiers)
-    if shape is None:
+def _same_shape(cand: Candidate, identifiers: str, code: str, written: set[str]) -> bool:
+    """A usage line of ``cand`` has ``code`` (the cursor line's, whitespace runs as one
+    space) just before a probed name that the window has not written yet (``async with
+    create_task_group(``, ``raise HTTPError(``): the statement being written, as written
+    elsewhere."""
+    if not code:
+        return False
+    names = [n for n in identifiers.split(",") if n and n not in written]
+    if not names:
         return False
     lines = cand.text.split("\n")
     for number in cand.match_lines:
         k = number - cand.start_line
-        if 0 <= k < len(lines) and any(m.group(1) not in written for m in shape.finditer(lines[k])):
+        if 0 <= k < len(lines) and any(_opens_with(lines[k], code, n) for n in names):
             return True
     return False
 
 
-@lru_cache(maxsize=256)
-def _shape_pattern(code: str, identifiers: str) -> re.Pattern[str] | None:
-    """``code`` (whitespace runs as any whitespace) followed by one of ``identifiers``
-    (group 1)."""
-    if not code:
-        return None
-    names = "|".join(re.escape(n) for n in identifiers.split(",") if n)
-    if not names:
-        return None
-    start = r"(?<![\w.])" if code[0].isalnum() or code[0] == "_" else ""
-    body = r"\s+".join(re.escape(part) for part in code.split(" "))
-    return re.compile(rf"{start}{body}\s*({names})\b")
+def _opens_with(line: str, code: str, name: str) -> bool:
+    """``name`` stands in ``line`` as a whole word right after ``code`` (itself not the
+    tail of a longer word or dotted name)."""
+    at = line.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if end == len(line) or not _is_word(line[end]):
+            before = " ".join(line[:at].split())
+            if before.endswith(code):
+                cut = len(before) - len(code)
+                if cut == 0 or not (_is_word(code[0]) and _is_word(before[cut - 1], ".")):
+                    return True
+        at = line.find(name, at + 1)
+    return False
+
+
+def _is_word(char: str, also: str = "") -> bool:
+    return char.isalnum() or char == "_" or char in also

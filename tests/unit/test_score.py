@@ -228,3 +228,14 @@ def test_a_use_written_like_the_cursor_line_outranks_other_uses_of_a_name_not_ye
     written = scores("create_task_group()\nasync with ", "async with ")
     assert written["a.py"] == pytest.approx(written["b.py"])
     assert scores("x = 1\n", "")["a.py"] == pytest.approx(fresh["b.py"])  # nothing typed
+    glued = replace(same, text=same.text.replace("async with", "notasync  with"))
+    ranked = score_candidates(
+        [other, glued],
+        window="x = 1\n",
+        plan=QueryPlan(queries=[probe]),
+        imported={},
+        method="none",
+        weights=ScoreWeights(),
+        prefix="    async with ",
+    )
+    assert ranked[0].score == pytest.approx(ranked[1].score)  # the code ends another word
