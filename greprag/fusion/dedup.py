@@ -166,20 +166,20 @@ class BlockExpansion:
         """Queue the ``later`` ranges (once); True when that gave more to take."""
         if self._later is None:
             return False
-        more = [piece for item in self._later() for piece in self._clear_of_emitted(item)]
-        self._later = None
-        self._ranked += more
-        for item in more:
-            self._pending[item.path].append(item)
-        return bool(more)
+        later, self._later = self._later(), None
+        return self._queue(later)
 
     def _reach_held(self) -> bool:
         """Queue the held ranges (once, after everything else); True when that gave more."""
         if self._held_route is None:
             return False
-        self._held_route = None
-        more = [piece for item in self._held for piece in self._clear_of_emitted(item)]
-        self._held = []
+        held, self._held_route, self._held = self._held, None, []
+        return self._queue(held)
+
+    def _queue(self, ranges: list[MergedRange]) -> bool:
+        """``ranges`` (ranked), cut clear of the blocks emitted, queued to be reached after
+        those queued already; True when any was left to take."""
+        more = [piece for item in ranges for piece in self._clear_of_emitted(item)]
         self._ranked += more
         for item in more:
             self._pending[item.path].append(item)
