@@ -218,13 +218,18 @@ def _cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime + _worker_cpu()
 
 
-def _worker_stat() -> list[str]:
-    """The similar route's worker's ``/proc/<pid>/stat`` fields after its name (none
-    where there is no worker or no ``/proc``)."""
+def _worker_pid() -> int | None:
+    """The similar route's worker process (None before one was started)."""
     from greprag.routes.similar_worker import shared_worker
 
     worker = shared_worker()
-    pid = worker.pid if worker is not None else None
+    return worker.pid if worker is not None else None
+
+
+def _worker_stat() -> list[str]:
+    """The similar route's worker's ``/proc/<pid>/stat`` fields after its name (none
+    where there is no worker or no ``/proc``)."""
+    pid = _worker_pid()
     if pid is None:
         return []
     try:
@@ -241,10 +246,7 @@ def _worker_cpu() -> float:
 
 def _worker_rss_mib() -> float:
     """The worker's peak resident memory (0 without one)."""
-    from greprag.routes.similar_worker import shared_worker
-
-    worker = shared_worker()
-    pid = worker.pid if worker is not None else None
+    pid = _worker_pid()
     try:
         status = Path(f"/proc/{pid}/status").read_text() if pid else ""
     except OSError:
