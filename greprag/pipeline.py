@@ -17,6 +17,7 @@ from greprag.errors import RetrievalError, RouterError, SearchError
 from greprag.explain import explain_retrieval
 from greprag.files import FileCache, FileStore
 from greprag.fusion.assemble import assemble
+from greprag.fusion.bm25 import tokenize_ahead
 from greprag.fusion.score import ScoreWeights, score_candidates
 from greprag.imports import PackageScope, resolve_imports
 from greprag.languages import get_language
@@ -180,7 +181,7 @@ class Retriever:
         plan = self._plan(ctx, imported)
         clock.lap("router")
         request = replace(request, plan=plan)
-        hits = self._search(request, started)
+        hits = self._search(request, started, s.rerank)
         clock.lap("grep")  # every always-on route; each also reports its own time
         clock.timings.update({k: v for k, v in hits.timings.items() if k != "grep"})
         lang = get_language(ctx.lang)
@@ -312,12 +313,15 @@ class Retriever:
         return request, started
 
     def _search(
-        self, request: RouteRequest, started: list[Callable[[], RouteHits] | None]
+        self, request: RouteRequest, started: list[Callable[[], RouteHits] | None], rerank: str
     ) -> RouteHits:
         """Every always-on route, their hits in one list (``started``: see
-        ``_start_alongside``)."""
+        ``_start_alongside``). Before waiting on a route started alongside, the hits so
+        far are tokenized for the re-ranking (``rerank``), which would do it later."""
         merged = RouteHits("+".join(r.name for r in self.routes), [])
         for route, finish in zip(self.routes, started, strict=True):
+            if finish is not None:
+                tokenize_ahead((c.text for c in merged.candidates), rerank)
             hits = finish() if finish is not None else route.search(request)
             merged.candidates += hits.candidates
             merged.skipped += hits.skipped

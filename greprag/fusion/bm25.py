@@ -132,6 +132,14 @@ def rerank_scores(texts: Sequence[str], query_text: str, method: str = "bm25") -
     return scorer([list(_text_tokens(text)) for text in texts], code_tokens(query_text))
 
 
+def tokenize_ahead(texts: Iterable[str], method: str = "bm25") -> None:
+    """Tokenize ``texts`` into the cache ``rerank_scores`` reads, ahead of it: a caller
+    waiting on another route does it meanwhile (nothing for ``none``)."""
+    if RERANKERS.get(method) is not None:
+        for text in texts:
+            _text_tokens(text)
+
+
 @lru_cache(maxsize=8192)
 def _text_tokens(text: str) -> tuple[str, ...]:
     """``code_tokens`` of a candidate's text, remembered: the same windows come back

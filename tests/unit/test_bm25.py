@@ -49,3 +49,20 @@ def test_a_candidates_tokens_read_line_by_line_are_its_tokens_read_whole():
     may span a newline, whatever sits at the line ends."""
     text = "getUserById(\n  load_batch$1)\n\n42abc\r\n$ref.x_\n\tclass Foo_Bar:"
     assert list(_text_tokens(text)) == code_tokens(text)
+
+
+def test_tokenizing_ahead_fills_the_cache_the_rerank_reads_and_changes_no_score():
+    from greprag.fusion.bm25 import rerank_scores, tokenize_ahead
+
+    texts = ["def fetch_rows_ahead(limit):\n    return query(limit)", "class RowsAhead:\n    pass"]
+    query = "rows = fetch_rows_ahead(10)"
+    _text_tokens.cache_clear()
+    cold = rerank_scores(texts, query)
+    _text_tokens.cache_clear()
+    tokenize_ahead(texts, "none")  # nothing to rank by: nothing tokenized
+    assert _text_tokens.cache_info().currsize == 0
+    tokenize_ahead(texts, "bm25")
+    assert _text_tokens.cache_info().currsize == len(texts)
+    before = _text_tokens.cache_info().hits
+    assert rerank_scores(texts, query) == cold
+    assert _text_tokens.cache_info().hits == before + len(texts)
