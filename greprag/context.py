@@ -67,6 +67,9 @@ _JS_IMPORT = re.compile(
     r"^\s*import\s+(?:type\s+)?(.+?)\s+from\s+['\"]([^'\"]+)['\"]|"
     r"^\s*(?:const|let|var)\s+(.+?)\s*=\s*require\(\s*['\"]([^'\"]+)['\"]\s*\)"
 )
+# an ``import`` whose braced names go on below (``import {`` then one name a line)
+_JS_IMPORT_OPEN = re.compile(r"^\s*import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
+_JS_NAMESPACE = re.compile(r"\*\s*as\s+([A-Za-z_$][\w$]*)")  # ``* as core``: the module
 _GO_IMPORT = re.compile(r"^\s*(?:import\s+)?(?:(\w+)\s+)?\"([\w./-]+)\"")
 _RUST_USE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+")
 _CS_USING = re.compile(r"^\s*using\s+(?:static\s+)?([\w.]+)\s*;")
@@ -135,8 +138,13 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
             else:
                 pkg, _, name = module.rpartition(".")
                 refs.append(ImportRef(pkg or module, name, None, number))
-        elif lang in ("javascript", "typescript") and (m := _JS_IMPORT.match(line)):
+        elif lang in ("javascript", "typescript") and (
+            m := _JS_IMPORT.match(_js_statement(lines, number))
+        ):
             names, source = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            for alias in _JS_NAMESPACE.findall(names):
+                refs.append(ImportRef(source, None, alias, number))
+            names = _JS_NAMESPACE.sub(" ", names)
             for word in re.findall(r"[A-Za-z_$][\w$]*(?:\s+as\s+[A-Za-z_$][\w$]*)?", names):
                 parts = word.split()
                 alias = parts[2] if len(parts) == 3 else None
@@ -154,6 +162,20 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
         elif lang == "csharp" and (m := _CS_USING.match(line)):
             refs.append(ImportRef(m.group(1), None, None, number))
     return refs
+
+
+def _js_statement(lines: Sequence[str], number: int) -> str:
+    """Line ``number`` (1-based), or, for an ``import {`` whose names go on below, the
+    statement up to its closing brace's line as one line (line comments dropped)."""
+    line = lines[number - 1]
+    if "{" not in line or not _JS_IMPORT_OPEN.match(line):
+        return line
+    parts = [line]
+    for more in lines[number : number + 200]:
+        parts.append(more.split("//", 1)[0])
+        if "}" in more:
+            break
+    return " ".join(parts)
 
 
 _GO_MAJOR = re.compile(r"v\d+")

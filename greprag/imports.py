@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Set
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -46,12 +46,22 @@ def _java_candidates(ref: ImportRef) -> list[str]:
     return [f"{root}{name}.java" for root in _SOURCE_ROOTS]
 
 
+_JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", "/index.ts", "/index.tsx", "/index.js")
+_JS_EMITTED = (".js", ".jsx", ".mjs", ".cjs")  # what TypeScript's ES module imports name
+
+
 def _js_candidates(ref: ImportRef, current: str | None) -> list[str]:
+    """The files a relative import may mean: the path as written, with each extension or
+    as a folder's index; ``./util.js`` in TypeScript names the file emitted from
+    ``util.ts``, so the path less that extension is tried too."""
     if not ref.module.startswith("."):
         return []
     stem = posixpath.normpath(posixpath.join(posixpath.dirname(current or ""), ref.module))
-    suffixes = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", "/index.ts", "/index.js")
-    return [stem + s for s in suffixes]
+    candidates = [stem + s for s in _JS_SUFFIXES]
+    root, extension = posixpath.splitext(stem)
+    if extension in _JS_EMITTED:
+        candidates += [root + s for s in (".ts", ".tsx", ".mts", ".cts")]
+    return candidates
 
 
 _RUST_ROOTS = ("lib", "main")  # a crate's root module files, in its ``src`` folder
@@ -129,12 +139,18 @@ def _go_candidates(ref: ImportRef, repo: Path, module: str | None) -> list[str]:
 
 
 def resolve_imports(
-    ctx: LocalContext, repo: Path, known_files: Set[str] | None = None
+    ctx: LocalContext,
+    repo: Path,
+    known_files: Set[str] | None = None,
+    lines_of: Callable[[str], Sequence[str] | None] | None = None,
 ) -> dict[str, str]:
     """Map each imported local name to the repo file that defines it, where one exists.
 
     Only files inside the repo count (``..`` never escapes it); modules from outside
-    the repo (the standard library, dependencies) map to nothing.
+    the repo (the standard library, dependencies) map to nothing. With ``lines_of`` (a
+    file's lines), a JavaScript or TypeScript name imported from a module that only
+    re-exports it (``export * from "./util"``, an ``index.ts``) maps to the file that
+    declares it.
     """
     found: dict[str, str] = {}
     module = go_module(repo) if ctx.lang == "go" and ctx.imports else None
@@ -162,6 +178,10 @@ def resolve_imports(
             )
             if exists:
                 found[ref.local_name] = normalized
+                if lines_of is not None and ref.name and ctx.lang in ("javascript", "typescript"):
+                    found[ref.local_name] = js_declared_in(normalized, lines_of).get(
+                        ref.name, normalized
+                    )
                 break
         else:
             if ctx.lang == "java" and ref.name:
@@ -170,6 +190,81 @@ def resolve_imports(
                 if match:
                     found[ref.local_name] = match
     return found
+
+
+# a top-level declaration, exported or not (``export default class X``, ``declare const``)
+_JS_DECLARED = re.compile(
+    r"^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+    r"(?:class|interface|type|(?:const\s+)?enum|function\*?|const|let|var|namespace)"
+    r"\s+([A-Za-z_$][\w$]*)"
+)
+_JS_REEXPORT = re.compile(r"^export\s+(?:type\s+)?(\*|\{[^}]*\})\s*from\s+['\"](\.[^'\"]*)['\"]")
+_JS_REEXPORT_HOPS = 3  # barrels re-exporting barrels: ``index.ts`` → ``core/index.ts`` → …
+_DECLARED: dict[str, tuple[tuple[tuple[str, Sequence[str]], ...], dict[str, str]]] = {}
+_DECLARED_MAX = 512
+
+
+def js_declared_in(path: str, lines_of: Callable[[str], Sequence[str] | None]) -> dict[str, str]:
+    """The names a JavaScript/TypeScript module offers, each with the file declaring it:
+    its own top-level declarations, then what it re-exports (``export * from``, ``export
+    { a, b as c } from``), followed ``_JS_REEXPORT_HOPS`` files deep. Kept per module
+    while every file read for it is unchanged (``lines_of`` gives the same lines
+    object)."""
+    held = _DECLARED.get(path)
+    if held is not None and all(lines_of(p) is lines for p, lines in held[0]):
+        return held[1]
+    read: list[tuple[str, Sequence[str]]] = []
+    declared = _declared(path, lines_of, _JS_REEXPORT_HOPS, read)
+    if len(_DECLARED) >= _DECLARED_MAX:
+        _DECLARED.clear()
+    _DECLARED[path] = (tuple(read), declared)
+    return declared
+
+
+def _declared(
+    path: str,
+    lines_of: Callable[[str], Sequence[str] | None],
+    hops: int,
+    read: list[tuple[str, Sequence[str]]],
+) -> dict[str, str]:
+    """``js_declared_in`` computed, ``hops`` re-exports deep; each file read goes into
+    ``read``."""
+    lines = lines_of(path)
+    if lines is None:
+        return {}
+    read.append((path, lines))
+    declared = {
+        name: path for line in lines if (m := _JS_DECLARED.match(line)) for name in m.groups()
+    }
+    for line in lines:
+        if hops <= 0 or not line.startswith("export") or (m := _JS_REEXPORT.match(line)) is None:
+            continue
+        target = _js_module_file(path, m.group(2), lines_of)
+        if target is None or any(target == p for p, _ in read):
+            continue
+        offered = _declared(target, lines_of, hops - 1, read)
+        if m.group(1) == "*":
+            for name, where in offered.items():
+                declared.setdefault(name, where)
+            continue
+        for item in m.group(1).strip("{} ").split(","):
+            words = item.split()
+            if words and words[0] == "type":
+                words = words[1:]
+            if words and words[0] in offered:
+                declared.setdefault(words[-1] if len(words) == 3 else words[0], offered[words[0]])
+    return declared
+
+
+def _js_module_file(
+    importer: str, spec: str, lines_of: Callable[[str], Sequence[str] | None]
+) -> str | None:
+    """The file a relative module specifier of ``importer`` names, as imports resolve."""
+    for candidate in _js_candidates(ImportRef(spec), importer):
+        normalized = posixpath.normpath(candidate)
+        if not normalized.startswith(("..", "/")) and lines_of(normalized) is not None:
+            return normalized
+    return None
 
 
 def _suffix_match(suffix: str, known_files: Set[str] | None) -> str | None:

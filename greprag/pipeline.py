@@ -118,7 +118,7 @@ class Retriever:
         if self.grep is not None and ctx.lang in ("java", "python"):
             with contextlib.suppress(SearchError):  # listing past the timeout: stat instead
                 known = self.grep.file_set(ctx.lang, list_now=ctx.lang == "java")
-        return resolve_imports(ctx, self.repo, known)
+        return resolve_imports(ctx, self.repo, known, self.files.lines)
 
     # -- planning --------------------------------------------------------------------
     def _plan(self, ctx: LocalContext, imported: dict[str, str]) -> QueryPlan:

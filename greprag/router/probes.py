@@ -385,9 +385,12 @@ def _module_path(ctx: LocalContext, ref: ImportRef, imported: dict[str, str]) ->
 
 def module_aliases(ctx: LocalContext, imported: dict[str, str]) -> set[str]:
     """The names under which the file imports in-repo Python modules (``errors`` of
-    ``from . import errors``) or any Go package: no definition bears them."""
+    ``from . import errors``), any Go package or a JavaScript/TypeScript module as a
+    whole (``import * as core``): no definition bears them."""
     if ctx.lang == "go":
         return {ref.local_name for ref in ctx.imports}
+    if ctx.lang in ("javascript", "typescript"):
+        return {ref.local_name for ref in ctx.imports if ref.name is None}
     return {ref.local_name for ref in ctx.imports if _module_path(ctx, ref, imported)}
 
 

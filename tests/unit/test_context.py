@@ -216,3 +216,27 @@ def test_rust_use_trees_name_each_import_across_lines():
         ("crate::ast", "Ast", "Tree", 4),
         ("crate::hir", "Hir", None, 4),
     ]
+
+
+def test_typescript_imports_over_several_lines_and_whole_modules_are_read():
+    """An ``import {`` whose names go on below (as Prettier writes a long one), type-only
+    names among them, and ``* as core``: the module itself under a name."""
+    lines = [
+        "import {",
+        "\tImmerState,",
+        "\ttype Patch, // a type",
+        "\tisMap as mapCheck",
+        '} from "../internal"',
+        'import * as core from "../core/index.js";',
+        'import React, { useState } from "react";',
+        "const x = 1",
+    ]
+    found = [(r.module, r.name, r.alias, r.line) for r in parse_imports(lines, "typescript")]
+    assert found == [
+        ("../internal", "ImmerState", None, 1),
+        ("../internal", "Patch", None, 1),
+        ("../internal", "isMap", "mapCheck", 1),
+        ("../core/index.js", None, "core", 6),
+        ("react", "React", None, 7),
+        ("react", "useState", None, 7),
+    ]

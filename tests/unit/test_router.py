@@ -171,3 +171,42 @@ def test_a_java_import_found_under_two_roots_resolves_to_the_first_path_in_sorte
     }
     found = resolve_imports(ctx, tmp_path, frozenset(known))
     assert found == {"Text": "mod-a/src/com/acme/util/Text.java"}  # List: not in the repo
+
+
+def test_typescript_names_resolve_through_barrels_to_the_file_declaring_them(tmp_path):
+    """``./x.js`` names the file emitted from ``x.ts``; a name imported from a module
+    that re-exports it (``export *``, ``export { a as b }``, a barrel of barrels) maps to
+    the file that declares it, and again once that file changes."""
+    from greprag.files import FileStore
+
+    files = {
+        "src/utils/common.ts": "export let isMap = (t: any) => t instanceof Map\n",
+        "src/utils/env.ts": "export const enum ArchType {\n  Object,\n}\n",
+        "src/utils/index.ts": (
+            'export * from "./common.js"\nexport { ArchType as Kind } from "./env"\n'
+        ),
+        "src/internal.ts": 'export * from "./utils/index.js"\nexport const VERSION = 1\n',
+        "src/core/scope.ts": "",
+    }
+    written_repo(tmp_path, files)
+    before = (
+        'import {\n  isMap,\n  Kind,\n  VERSION,\n  missing,\n} from "../internal.js"\n'
+        'import * as utils from "../utils/index.js"\n'
+        "function f() {\n  const k = utils.other()\n  "
+    )
+    ctx = build_local_context(before, path="src/core/scope.ts", lang="typescript", line=10)
+    store = FileStore(tmp_path)
+    assert resolve_imports(ctx, tmp_path, None, store.lines) == {
+        "isMap": "src/utils/common.ts",
+        "Kind": "src/utils/env.ts",
+        "VERSION": "src/internal.ts",
+        "missing": "src/internal.ts",  # declared nowhere: the module it is imported from
+        "utils": "src/utils/index.ts",
+    }
+    (tmp_path / "src/utils/common.ts").write_text("export const other = 1\n")
+    store.invalidate()
+    found = resolve_imports(ctx, tmp_path, None, store.lines)
+    assert (found["isMap"], found["Kind"]) == ("src/internal.ts", "src/utils/env.ts")
+    plan = OfflineRouter().plan(ctx, found)
+    defined = {q.identifier for q in plan.queries if q.purpose == "definition"}
+    assert "other" in defined and "utils" not in defined  # a module: no definition bears it
