@@ -67,8 +67,9 @@ _JS_IMPORT = re.compile(
     r"^\s*import\s+(?:type\s+)?(.+?)\s+from\s+['\"]([^'\"]+)['\"]|"
     r"^\s*(?:const|let|var)\s+(.+?)\s*=\s*require\(\s*['\"]([^'\"]+)['\"]\s*\)"
 )
-# an ``import`` whose braced names go on below (``import {`` then one name a line)
-_JS_IMPORT_OPEN = re.compile(r"^\s*import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
+# an ``import`` (or ``export ... from``) whose braced names go on below (``import {``
+# then one name a line)
+_JS_IMPORT_OPEN = re.compile(r"^\s*(?:im|ex)port\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
 _JS_NAMESPACE = re.compile(r"\*\s*as\s+([A-Za-z_$][\w$]*)")  # ``* as core``: the module
 _GO_IMPORT = re.compile(r"^\s*(?:import\s+)?(?:(\w+)\s+)?\"([\w./-]+)\"")
 _RUST_USE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+")
@@ -139,7 +140,7 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
                 pkg, _, name = module.rpartition(".")
                 refs.append(ImportRef(pkg or module, name, None, number))
         elif lang in ("javascript", "typescript") and (
-            m := _JS_IMPORT.match(_js_statement(lines, number))
+            m := _JS_IMPORT.match(js_statement(lines, number))
         ):
             names, source = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
             for alias in _JS_NAMESPACE.findall(names):
@@ -164,9 +165,10 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
     return refs
 
 
-def _js_statement(lines: Sequence[str], number: int) -> str:
-    """Line ``number`` (1-based), or, for an ``import {`` whose names go on below, the
-    statement up to its closing brace's line as one line (line comments dropped)."""
+def js_statement(lines: Sequence[str], number: int) -> str:
+    """Line ``number`` (1-based), or, for an ``import {`` or ``export {`` whose names go
+    on below, the statement up to its closing brace's line as one line (line comments
+    dropped)."""
     line = lines[number - 1]
     if "{" not in line or not _JS_IMPORT_OPEN.match(line):
         return line

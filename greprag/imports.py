@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from greprag.context import ImportRef, LocalContext, go_package
+from greprag.context import ImportRef, LocalContext, go_package, js_statement
 
 _SOURCE_ROOTS = ("", "src/", "lib/", "src/main/java/", "source/")
 
@@ -236,8 +236,10 @@ def _declared(
     declared = {
         name: path for line in lines if (m := _JS_DECLARED.match(line)) for name in m.groups()
     }
-    for line in lines:
-        if hops <= 0 or not line.startswith("export") or (m := _JS_REEXPORT.match(line)) is None:
+    for number, line in enumerate(lines, 1):
+        if hops <= 0 or not line.startswith("export"):
+            continue
+        if (m := _JS_REEXPORT.match(js_statement(lines, number))) is None:
             continue
         target = _js_module_file(path, m.group(2), lines_of)
         if target is None or any(target == p for p, _ in read):

@@ -175,15 +175,16 @@ def test_a_java_import_found_under_two_roots_resolves_to_the_first_path_in_sorte
 
 def test_typescript_names_resolve_through_barrels_to_the_file_declaring_them(tmp_path):
     """``./x.js`` names the file emitted from ``x.ts``; a name imported from a module
-    that re-exports it (``export *``, ``export { a as b }``, a barrel of barrels) maps to
-    the file that declares it, and again once that file changes."""
+    that re-exports it (``export *``, ``export { a as b }`` over several lines, a barrel
+    of barrels) maps to the file that declares it, and again once that file changes."""
     from greprag.files import FileStore
 
     files = {
         "src/utils/common.ts": "export let isMap = (t: any) => t instanceof Map\n",
         "src/utils/env.ts": "export const enum ArchType {\n  Object,\n}\n",
         "src/utils/index.ts": (
-            'export * from "./common.js"\nexport { ArchType as Kind } from "./env"\n'
+            'export * from "./common.js"\n'
+            'export {\n  ArchType as Kind, // renamed\n} from "./env"\n'
         ),
         "src/internal.ts": 'export * from "./utils/index.js"\nexport const VERSION = 1\n',
         "src/core/scope.ts": "",
