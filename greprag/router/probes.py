@@ -50,6 +50,7 @@ __all__ = [
 IMPORT_PROBE_MAX = 30  # names in one import alternation; the latest imports are kept
 FIRST_USE_MAX = 3  # imported, unused names whose uses elsewhere are probed
 UNUSED_MODULES = 2  # imported modules not yet used whose top-level names are probed
+_JS_LANGS = frozenset({"javascript", "typescript"})
 ANY_NAME = "*"  # a module-member probe for every top-level name of the module
 # import statements, each from the newline before its line: a pattern that opens on a
 # literal is found by re's fast scan, one that opens on ``^\s*`` is tried at every
@@ -307,7 +308,7 @@ def import_probes(
         names = names[-IMPORT_PROBE_MAX:]  # the latest imports are the likeliest next
         pattern = template
         if names == [ANY_NAME]:  # the module's own names: at its left margin, not methods
-            group = r"([A-Za-z_]\w*)"
+            group = r"([A-Za-z_$][\w$]*)" if ctx.lang in _JS_LANGS else r"([A-Za-z_]\w*)"
             pattern = pattern.replace("^\\s*", "^")
         else:
             group = _alternation(names)
@@ -352,7 +353,7 @@ def _module_member_groups(
     so for the latest modules imported but not yet used in code (their first use, which
     will name one of their members, is likely still to come).
     """
-    if ctx.lang != "python":
+    if ctx.lang != "python" and ctx.lang not in _JS_LANGS:
         return []
     groups: list[tuple[list[str], float, tuple[str, ...]]] = []
     unused: list[str] = []
@@ -360,7 +361,7 @@ def _module_member_groups(
         path = _module_path(ctx, ref, imported)
         if path is None:
             continue
-        members = list(dict.fromkeys(_members_used(ref.local_name, code)))
+        members = list(dict.fromkeys(_members_used(ref.local_name, code, ctx.lang)))
         if ctx.prefix.rstrip().endswith(f"{ref.local_name}."):
             groups.append(([ANY_NAME], weights.module_at_cursor, (path,)))
         elif members:
@@ -372,9 +373,12 @@ def _module_member_groups(
 
 
 def _module_path(ctx: LocalContext, ref: ImportRef, imported: dict[str, str]) -> str | None:
-    """The file of the Python module ``ref`` imports (``from . import errors``), or None
-    when it imports a name from a module."""
+    """The file of the Python module ``ref`` imports (``from . import errors``) or of the
+    JavaScript/TypeScript module it imports whole (``import * as errors``), or None when
+    it imports a name from a module."""
     path = imported.get(ref.local_name)
+    if ctx.lang in _JS_LANGS and path:
+        return path if ref.name is None else None
     if ctx.lang != "python" or not path:
         return None
     stem = path.rsplit("/", 1)[-1].removesuffix(".py")
@@ -389,14 +393,18 @@ def module_aliases(ctx: LocalContext, imported: dict[str, str]) -> set[str]:
     whole (``import * as core``): no definition bears them."""
     if ctx.lang == "go":
         return {ref.local_name for ref in ctx.imports}
-    if ctx.lang in ("javascript", "typescript"):
+    if ctx.lang in _JS_LANGS:
         return {ref.local_name for ref in ctx.imports if ref.name is None}
     return {ref.local_name for ref in ctx.imports if _module_path(ctx, ref, imported)}
 
 
-def _members_used(alias: str, code: str) -> list[str]:
+def _members_used(alias: str, code: str, lang: str | None = "python") -> list[str]:
     """What ``re.findall(rf"\\b{alias}\\.([A-Za-z_]\\w*)", code)`` finds, searched from the
-    literal ``alias.``."""
+    literal ``alias.``; in JavaScript/TypeScript names may hold ``$``, and a module path's
+    ``util.js`` (after ``/``) is no use of ``util``."""
+    if lang in _JS_LANGS:
+        pattern = rf"(?<![\w$./]){re.escape(alias)}\.([A-Za-z_$][\w$]*)"
+        return re.findall(pattern, code)
     return word_start_groups(re.compile(rf"{re.escape(alias)}\.([A-Za-z_]\w*)"), code)
 
 
