@@ -67,9 +67,12 @@ _JS_IMPORT = re.compile(
     r"^\s*import\s+(?:type\s+)?(.+?)\s+from\s+['\"]([^'\"]+)['\"]|"
     r"^\s*(?:const|let|var)\s+(.+?)\s*=\s*require\(\s*['\"]([^'\"]+)['\"]\s*\)"
 )
-# an ``import`` (or ``export ... from``) whose braced names go on below (``import {``
-# then one name a line)
-_JS_IMPORT_OPEN = re.compile(r"^\s*(?:im|ex)port\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
+# an ``import`` (or ``export ... from``, or ``const { ... } = require(...)``) whose
+# braced names go on below (``import {`` then one name a line)
+_JS_IMPORT_OPEN = re.compile(
+    r"^\s*(?:(?:im|ex)port\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?|(?:const|let|var)\s*)\{[^}]*$"
+)
+_JS_RENAMED = re.compile(r"([A-Za-z_$][\w$]*)\s*:\s*([A-Za-z_$][\w$]*)")
 _JS_NAMESPACE = re.compile(r"\*\s*as\s+([A-Za-z_$][\w$]*)")  # ``* as core``: the module
 _GO_IMPORT = re.compile(r"^\s*(?:import\s+)?(?:(\w+)\s+)?\"([\w./-]+)\"")
 _RUST_USE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+")
@@ -142,7 +145,10 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
         elif lang in ("javascript", "typescript") and (
             m := _JS_IMPORT.match(js_statement(lines, number))
         ):
-            names, source = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if m.group(1):
+                names, source = m.group(1), m.group(2)
+            else:  # ``const { readFile: read } = require(...)``: ``read`` names ``readFile``
+                names, source = _JS_RENAMED.sub(r"\1 as \2", m.group(3)), m.group(4)
             for alias in _JS_NAMESPACE.findall(names):
                 refs.append(ImportRef(source, None, alias, number))
             names = _JS_NAMESPACE.sub(" ", names)
@@ -166,9 +172,9 @@ def parse_imports(lines: Sequence[str], lang: str | None) -> list[ImportRef]:
 
 
 def js_statement(lines: Sequence[str], number: int) -> str:
-    """Line ``number`` (1-based), or, for an ``import {`` or ``export {`` whose names go
-    on below, the statement up to its closing brace's line as one line (line comments
-    dropped)."""
+    """Line ``number`` (1-based), or, for an ``import {``, ``export {`` or ``const {``
+    whose names go on below, the statement up to its closing brace's line as one line
+    (line comments dropped)."""
     line = lines[number - 1]
     if "{" not in line or not _JS_IMPORT_OPEN.match(line):
         return line

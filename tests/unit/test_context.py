@@ -220,7 +220,8 @@ def test_rust_use_trees_name_each_import_across_lines():
 
 def test_typescript_imports_over_several_lines_and_whole_modules_are_read():
     """An ``import {`` whose names go on below (as Prettier writes a long one), type-only
-    names among them, and ``* as core``: the module itself under a name."""
+    names among them, ``* as core`` (the module itself under a name), and a destructured
+    ``require`` over several lines, ``name: alias`` renaming."""
     lines = [
         "import {",
         "\tImmerState,",
@@ -229,6 +230,13 @@ def test_typescript_imports_over_several_lines_and_whole_modules_are_read():
         '} from "../internal"',
         'import * as core from "../core/index.js";',
         'import React, { useState } from "react";',
+        "const {",
+        "  readFile,",
+        "  writeFile: write,",
+        '} = require("./fsutil");',
+        "const {",
+        "  a,",
+        "} = props;",
         "const x = 1",
     ]
     found = [(r.module, r.name, r.alias, r.line) for r in parse_imports(lines, "typescript")]
@@ -239,4 +247,6 @@ def test_typescript_imports_over_several_lines_and_whole_modules_are_read():
         ("../core/index.js", None, "core", 6),
         ("react", "React", None, 7),
         ("react", "useState", None, 7),
+        ("./fsutil", "readFile", None, 8),
+        ("./fsutil", "writeFile", "write", 8),
     ]
