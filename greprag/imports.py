@@ -46,7 +46,10 @@ def _java_candidates(ref: ImportRef) -> list[str]:
     return [f"{root}{name}.java" for root in _SOURCE_ROOTS]
 
 
-_JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", "/index.ts", "/index.tsx", "/index.js")
+_JS_SUFFIXES = (
+    *("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs"),
+    *("/index.ts", "/index.tsx", "/index.d.ts", "/index.js"),
+)
 _JS_EMITTED = (".js", ".jsx", ".mjs", ".cjs")  # what TypeScript's ES module imports name
 
 
@@ -60,7 +63,7 @@ def _js_candidates(ref: ImportRef, current: str | None) -> list[str]:
     candidates = [stem + s for s in _JS_SUFFIXES]
     root, extension = posixpath.splitext(stem)
     if extension in _JS_EMITTED:
-        candidates += [root + s for s in (".ts", ".tsx", ".mts", ".cts")]
+        candidates += [root + s for s in (".ts", ".tsx", ".d.ts", ".mts", ".cts")]
     return candidates
 
 

@@ -174,9 +174,10 @@ def test_a_java_import_found_under_two_roots_resolves_to_the_first_path_in_sorte
 
 
 def test_typescript_names_resolve_through_barrels_to_the_file_declaring_them(tmp_path):
-    """``./x.js`` names the file emitted from ``x.ts``; a name imported from a module
-    that re-exports it (``export *``, ``export { a as b }`` over several lines, a barrel
-    of barrels) maps to the file that declares it, and again once that file changes."""
+    """``./x.js`` names the file emitted from ``x.ts``, ``./types`` may be ``types.d.ts``;
+    a name imported from a module that re-exports it (``export *``, ``export { a as b }``
+    over several lines, a barrel of barrels) maps to the file that declares it, and again
+    once that file changes."""
     from greprag.files import FileStore
 
     files = {
@@ -188,14 +189,16 @@ def test_typescript_names_resolve_through_barrels_to_the_file_declaring_them(tmp
         ),
         "src/internal.ts": 'export * from "./utils/index.js"\nexport const VERSION = 1\n',
         "src/core/scope.ts": "",
+        "src/types.d.ts": "export interface Draft {}\n",
     }
     written_repo(tmp_path, files)
     before = (
         'import {\n  isMap,\n  Kind,\n  VERSION,\n  missing,\n} from "../internal.js"\n'
         'import * as utils from "../utils/index.js"\n'
+        'import type { Draft } from "../types"\n'
         "function f() {\n  const k = utils.other()\n  "
     )
-    ctx = build_local_context(before, path="src/core/scope.ts", lang="typescript", line=10)
+    ctx = build_local_context(before, path="src/core/scope.ts", lang="typescript", line=11)
     store = FileStore(tmp_path)
     assert resolve_imports(ctx, tmp_path, None, store.lines) == {
         "isMap": "src/utils/common.ts",
@@ -203,6 +206,7 @@ def test_typescript_names_resolve_through_barrels_to_the_file_declaring_them(tmp
         "VERSION": "src/internal.ts",
         "missing": "src/internal.ts",  # declared nowhere: the module it is imported from
         "utils": "src/utils/index.ts",
+        "Draft": "src/types.d.ts",  # a declaration file
     }
     (tmp_path / "src/utils/common.ts").write_text("export const other = 1\n")
     store.invalidate()
