@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
@@ -36,7 +37,8 @@ class Query:
     ``identifier`` is the keyword the query was built from; ``purpose`` says why
     (``definition``, ``usage``, ``wildcard``, ``import``, ``llm``, ``second hop``; for a
     question: ``identifier``, ``keyword``, ``stem``, ``phrase``, ``part``, ``synonym``).
-    ``paths`` narrows a query to the files an import resolves to.
+    ``paths`` narrows a query to the files an import resolves to; an entry ending in
+    ``/`` stands for the files directly in that folder (a Go package; ``./`` the root).
     """
 
     pattern: str
@@ -48,6 +50,12 @@ class Query:
     weight: float = 1.0
     context_lines: int = 3
     paths: tuple[str, ...] = ()  # when set, only hits in these repo files count
+
+    def limits_to(self, path: str) -> bool:
+        """Whether ``path`` is among ``paths``: named, or directly in a named folder."""
+        if not self.paths or path in self.paths:
+            return bool(self.paths)
+        return f"{posixpath.dirname(path) or '.'}/" in self.paths
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

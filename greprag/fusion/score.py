@@ -25,7 +25,7 @@ from greprag.imports import PackageScope
 from greprag.languages import IDENTIFIER_RE
 from greprag.models import Candidate, Query, QueryPlan
 
-__all__ = ["ScoreWeights", "import_files", "score_candidates"]
+__all__ = ["ScoreWeights", "points_to", "score_candidates"]
 
 PACKAGE_SHARE = 0.25  # of the import bonus (tuned: a half, or all, lost line tasks)
 
@@ -58,9 +58,12 @@ class ScoreWeights:
         return replace(self, bm25=total * bm25_share, prior=total * (1 - bm25_share))
 
 
-def import_files(query: Query, imported: dict[str, str]) -> set[str]:
-    """Files the file's imports point to for the names a query probes."""
-    return set(query.paths) | {imported[n] for n in query.identifier.split(",") if n in imported}
+def points_to(path: str, query: Query, imported: dict[str, str]) -> bool:
+    """Whether the file's imports point to ``path`` for the names ``query`` probes (the
+    query is limited to it, or an import of a probed name resolves there)."""
+    if query.limits_to(path):
+        return True
+    return any(imported.get(n) == path for n in query.identifier.split(","))
 
 
 def score_candidates(
@@ -90,7 +93,7 @@ def score_candidates(
         purpose = query.purpose if query else ""
         score = weights.bm25 * min(raw / top, 1.0) + weights.prior * cand.prior
         if purpose == "second hop" or (
-            purpose != "usage" and query and cand.path in import_files(query, imported)
+            purpose != "usage" and query and points_to(cand.path, query, imported)
         ):  # the definition sits where the import, or the receiver's declared type, points
             score += weights.import_bonus
         elif (

@@ -30,6 +30,7 @@ from greprag.router.probes import (
     code_without_imports,
     definition,
     fragment_probes,
+    go_package_probes,
     import_probes,
     module_aliases,
     string_key,
@@ -123,6 +124,7 @@ class OfflineRouter:
         queries = fragment_probes(ctx.lang, [n for n in names if n.fragment], w.wildcard)
         queries += subclass_probes(ctx, w.subclass_wildcard)
         queries += import_probes(ctx, imported, code_without_imports(blanked), w)
+        queries += go_package_probes(ctx, imported, w.module_at_cursor)
         modules = module_aliases(ctx, imported)
         self._add_definitions(queries, [n for n in names if n.name not in modules], ctx.lang, top)
         self._add_usages(queries, names, ctx.lang, top)

@@ -8,6 +8,7 @@ receiver's type off the first pass. Weights come from the caller.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -36,6 +37,7 @@ __all__ = [
     "code_without_imports",
     "definition",
     "fragment_probes",
+    "go_package_probes",
     "import_probes",
     "module_aliases",
     "receiver_types",
@@ -322,6 +324,28 @@ def import_probes(
             _first_use_probe(fresh[-FIRST_USE_MAX:], ctx.lang, weights.import_unused_usage)
         )
     return probes
+
+
+# a Go package's exported top-level declarations (what ``pkg.`` can name)
+_GO_EXPORTED = r"^(?:func|type|var|const)\s+([A-Z]\w*)"
+
+
+def go_package_probes(ctx: LocalContext, imported: dict[str, str], weight: float) -> list[Query]:
+    """``prometheus.`` at the cursor, ``prometheus`` an in-repo Go package: every name the
+    package's files export, probed in its folder alone (its first file alone, where the
+    import resolves, holds few of them)."""
+    if ctx.lang != "go":
+        return []
+    typed = ctx.prefix.rstrip()
+    folders = [
+        f"{posixpath.dirname(path) or '.'}/"
+        for ref in ctx.imports
+        if (path := imported.get(ref.local_name)) and typed.endswith(f"{ref.local_name}.")
+    ]
+    return [
+        Query(_GO_EXPORTED, "method", False, "go", ANY_NAME, "import", weight, 4, (folder,))
+        for folder in dict.fromkeys(folders)
+    ]
 
 
 def _first_use_probe(names: Sequence[str], lang_name: str | None, weight: float) -> Query:

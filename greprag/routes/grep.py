@@ -13,6 +13,9 @@ queries also hit, or dropped.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import posixpath
 import re
 import subprocess
 import time
@@ -494,7 +497,7 @@ class GrepRoute:
                     kept.append(match)
                 # the queries that can match anything here: often one, and then no line
                 # is checked one by one
-                mine = [c for c in ran if path in c.query.paths] if search.limited else ran
+                mine = [c for c in ran if c.query.limits_to(path)] if search.limited else ran
                 complete = len(mine) == len(ran)  # else a line may be another file's query's
                 here = _possible(mine, "\n".join(m.text for m in kept))
                 if complete and len(here) == 1:
@@ -728,15 +731,18 @@ class GrepRoute:
         return found
 
     def _searchable(self, lang: str | None, paths: tuple[str, ...]) -> tuple[str, ...]:
-        """Those of ``paths`` the language's search would read: listed files when the list
-        is fresh, else existing files of the language within the size limit."""
+        """Those of ``paths`` the language's search would read (a folder, ``dir/``: the
+        files directly in it): listed files when the list is fresh, else existing files
+        of the language within the size limit."""
         known = self.file_set(lang, list_now=False)
+        folders = {p for p in paths if p.endswith("/")}
         if known is not None:
-            return tuple(p for p in paths if p in known)
+            inside = sorted(f for f in known if f"{posixpath.dirname(f) or '.'}/" in folders)
+            return tuple(dict.fromkeys([*(p for p in paths if p in known), *inside]))
         language = get_language(lang) if lang else None
         limit = parse_size(self.max_filesize)
         found = []
-        for path in paths:
+        for path in [*(p for p in paths if p not in folders), *self._folder_files(folders)]:
             if language is not None and not path.endswith(language.extensions):
                 continue
             try:
@@ -745,6 +751,19 @@ class GrepRoute:
             except OSError:
                 continue
         return tuple(found)
+
+    def _folder_files(self, folders: set[str]) -> list[str]:
+        """The files directly in each of ``folders`` (``dir/``), in name order; a folder
+        outside the repository, or none, gives nothing."""
+        found: list[str] = []
+        for folder in sorted(folders):
+            relative = posixpath.normpath(folder)
+            if relative.startswith(("..", "/")):
+                continue
+            with contextlib.suppress(OSError):
+                names = sorted(e.name for e in os.scandir(self.repo / relative) if e.is_file())
+                found += [n if relative == "." else f"{relative}/{n}" for n in names]
+        return found
 
     def _start(
         self,

@@ -424,3 +424,34 @@ def test_a_class_usage_probe_finds_constructions_calls_and_annotations_not_decla
     matcher = LineMatcher.compile(query.pattern, trusted=True)
     assert matcher is not None
     assert {n for n, text in enumerate(lines, 1) if matcher.search(text)} == found
+
+
+def test_a_probe_limited_to_a_folder_runs_over_the_files_directly_in_it(tmp_path):
+    """``pkg/`` in a probe's paths (a Go package) stands for the files directly in that
+    folder, whether rg walks the repository or is handed its file list; ``./`` for the
+    root's."""
+    from greprag import Retriever
+    from greprag.cursor_file import CursorFile
+    from greprag.files import FileCache
+    from greprag.models import Query, QueryPlan
+    from greprag.routes import RouteRequest
+    from greprag.routes.grep import GrepRoute
+
+    for path, name in [("pkg/a.go", "Alpha"), ("pkg/b.go", "Beta"), ("pkg/sub/c.go", "Gamma")]:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(f"package x\n\nfunc {name}() {{}}\n")
+    (tmp_path / "root.go").write_text("package x\n\nfunc Delta() {}\n")
+    (tmp_path / "user.go").write_text("package main\n\nfunc main() {\n\tpkg.\n}\n")
+    exported = r"^func\s+([A-Z]\w*)"
+    ctx = Retriever(tmp_path, routes="grep").local_context("user.go", 4, 5)
+    route = GrepRoute(tmp_path)
+    for folder, expected in [("pkg/", {"pkg/a.go", "pkg/b.go"}), ("./", {"root.go"})]:
+        query = Query(exported, "method", False, "go", "*", "import", 1.0, 4, (folder,))
+        for listed in (False, True):
+            if listed:
+                route.files("go")  # the file list is fresh: rg is handed the folder's files
+            request = RouteRequest(
+                QueryPlan(queries=[query]), ctx, FileCache(tmp_path), CursorFile("user.go"), 4
+            )
+            found = {c.path for c in route.search(request).candidates}
+            assert found == expected, (folder, listed, found)

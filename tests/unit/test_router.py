@@ -231,3 +231,16 @@ def test_typescript_members_of_a_module_imported_whole_are_sought_in_its_file(tm
     at = build_local_context(head + "const b = util.", path="src/app.ts", lang="typescript", line=3)
     probes = [q for q in OfflineRouter().plan(at, imported).queries if q.purpose == "import"]
     assert ("*", ("src/util.ts",)) in [(q.identifier, q.paths) for q in probes]
+
+
+def test_a_go_package_at_the_cursor_is_probed_for_every_name_its_folder_exports(tmp_path):
+    """``cart.`` at the cursor, ``cart`` a package of the module: the exported top-level
+    names of every file in its folder (the import resolves to one of them); a package
+    from outside the module (``http.``) gets no such probe."""
+    files = {"go.mod": "module example.com/shop\n", "cart/cart.go": "package cart\n"}
+    written_repo(tmp_path, files)
+    for typed, expected in [("cart.", [("*", ("cart/",))]), ("http.", [])]:
+        ctx = build_local_context(GO_FILE + typed, path="main.go", lang="go", line=14)
+        plan = OfflineRouter().plan(ctx, resolve_imports(ctx, tmp_path))
+        probes = [(q.identifier, q.paths) for q in plan.queries if q.purpose == "import"]
+        assert probes == expected

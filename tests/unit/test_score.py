@@ -239,3 +239,26 @@ def test_a_use_written_like_the_cursor_line_outranks_other_uses_of_a_name_not_ye
         prefix="    async with ",
     )
     assert ranked[0].score == pytest.approx(ranked[1].score)  # the code ends another word
+
+
+def test_a_probe_limited_to_a_folder_gives_its_files_the_import_bonus():
+    """A Go package probe names its folder (``cart/``): hits in files directly in it are
+    where the import points; a subfolder's file is another package."""
+    from greprag.models import Query
+
+    probe = Query(r"^func\s+([A-Z]\w*)", "method", False, "go", "*", "import", 1.0, 4, ("cart/",))
+    hits = [
+        Candidate(path, 1, 1, "func Add() {}", prior=1.0, match_lines=(1,), query_index=0)
+        for path in ("cart/cart.go", "cart/sub/x.go")
+    ]
+    ranked = score_candidates(
+        hits,
+        window="cart.",
+        plan=QueryPlan(queries=[probe]),
+        imported={},
+        method="bm25",
+        weights=ScoreWeights(),
+    )
+    scores = {c.path: c.score for c in ranked}
+    bonus = ScoreWeights().import_bonus
+    assert scores["cart/cart.go"] == pytest.approx(scores["cart/sub/x.go"] + bonus)
