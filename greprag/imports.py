@@ -157,6 +157,9 @@ def resolve_imports(
     """
     found: dict[str, str] = {}
     module = go_module(repo) if ctx.lang == "go" and ctx.imports else None
+    # a module that many names come from is looked up, and its barrel read, once
+    first_found: dict[tuple[str, ...], str | None] = {}
+    offered: dict[str, dict[str, str]] = {}
     for ref in ctx.imports:
         if ctx.lang == "python":
             candidates = _python_candidates(ref, ctx.path)
@@ -170,29 +173,40 @@ def resolve_imports(
             candidates = _go_candidates(ref, repo, module)
         else:
             candidates = []
-        for candidate in candidates:
-            normalized = posixpath.normpath(candidate)
-            if normalized.startswith(("..", "/")):
-                continue
-            exists = (
-                normalized in known_files
-                if known_files is not None
-                else os.path.isfile(os.path.join(repo, normalized))
-            )
-            if exists:
-                found[ref.local_name] = normalized
-                if lines_of is not None and ref.name and ctx.lang in ("javascript", "typescript"):
-                    found[ref.local_name] = js_declared_in(normalized, lines_of).get(
-                        ref.name, normalized
-                    )
-                break
-        else:
-            if ctx.lang == "java" and ref.name:
-                suffix = f"/{ref.module.replace('.', '/')}/{ref.name}.java"
-                match = _suffix_match(suffix, known_files)
-                if match:
-                    found[ref.local_name] = match
+        key = tuple(candidates)
+        if key not in first_found:
+            first_found[key] = _first_existing(candidates, repo, known_files)
+        path = first_found[key]
+        if path is not None:
+            if lines_of is not None and ref.name and ctx.lang in ("javascript", "typescript"):
+                if path not in offered:
+                    offered[path] = js_declared_in(path, lines_of)
+                path = offered[path].get(ref.name, path)
+            found[ref.local_name] = path
+        elif ctx.lang == "java" and ref.name:
+            suffix = f"/{ref.module.replace('.', '/')}/{ref.name}.java"
+            match = _suffix_match(suffix, known_files)
+            if match:
+                found[ref.local_name] = match
     return found
+
+
+def _first_existing(
+    candidates: Sequence[str], repo: Path, known_files: Set[str] | None
+) -> str | None:
+    """The first of ``candidates`` inside the repository that is a file (listed in
+    ``known_files``, else on disk)."""
+    for candidate in candidates:
+        normalized = posixpath.normpath(candidate)
+        if normalized.startswith(("..", "/")):
+            continue
+        if (
+            normalized in known_files
+            if known_files is not None
+            else os.path.isfile(os.path.join(repo, normalized))
+        ):
+            return normalized
+    return None
 
 
 # a top-level declaration, exported or not (``export default class X``, ``declare const``)
