@@ -754,13 +754,16 @@ class GrepRoute:
 
     def _folder_files(self, folders: set[str]) -> list[str]:
         """The files directly in each of ``folders`` (``dir/``), in name order; a folder
-        outside the repository, or none, gives nothing."""
+        outside the repository (by its name, or a link out of it), or none, gives nothing."""
         found: list[str] = []
+        root = self.repo.resolve()
         for folder in sorted(folders):
             relative = posixpath.normpath(folder)
             if relative.startswith(("..", "/")):
                 continue
             with contextlib.suppress(OSError):
+                if not (self.repo / relative).resolve().is_relative_to(root):
+                    continue
                 names = sorted(e.name for e in os.scandir(self.repo / relative) if e.is_file())
                 found += [n if relative == "." else f"{relative}/{n}" for n in names]
         return found

@@ -455,3 +455,32 @@ def test_a_probe_limited_to_a_folder_runs_over_the_files_directly_in_it(tmp_path
             )
             found = {c.path for c in route.search(request).candidates}
             assert found == expected, (folder, listed, found)
+
+
+def test_a_folder_probe_never_lists_a_folder_outside_the_repository(tmp_path):
+    """``../x/`` by name, or ``link/`` a link to a folder outside: no file of theirs is
+    searched, however the probe came to name them (a model's plan)."""
+    from greprag import Retriever
+    from greprag.cursor_file import CursorFile
+    from greprag.files import FileCache
+    from greprag.models import Query, QueryPlan
+    from greprag.routes import RouteRequest
+    from greprag.routes.grep import GrepRoute
+
+    outside, repo = tmp_path / "outside", tmp_path / "repo"
+    outside.mkdir()
+    repo.mkdir()
+    (outside / "secret.go").write_text("package x\n\nfunc Secret() {}\n")
+    (repo / "link").symlink_to(outside, target_is_directory=True)
+    (repo / "user.go").write_text("package main\n\nfunc main() {\n\tx.\n}\n")
+    ctx = Retriever(repo, routes="grep").local_context("user.go", 4, 3)
+    route = GrepRoute(repo)
+    queries = [
+        Query(r"^func\s+([A-Z]\w*)", "method", False, "go", "*", "import", 1.0, 4, (folder,))
+        for folder in ("link/", "../outside/")
+    ]
+    request = RouteRequest(
+        QueryPlan(queries=queries), ctx, FileCache(repo), CursorFile("user.go"), 4
+    )
+    assert route._folder_files({"link/", "../outside/"}) == []
+    assert route.search(request).candidates == []
