@@ -183,6 +183,8 @@ def resolve_imports(
                     offered[path] = js_declared_in(path, lines_of)
                 path = offered[path].get(ref.name, path)
             found[ref.local_name] = path
+            if ref.alias and ref.name and ref.alias != ref.name:
+                found.setdefault(ref.name, path)  # its definition bears the original name
         elif ctx.lang == "java" and ref.name:
             suffix = f"/{ref.module.replace('.', '/')}/{ref.name}.java"
             match = _suffix_match(suffix, known_files)

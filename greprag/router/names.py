@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import builtins
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from greprag.context import LocalContext
+from greprag.context import ImportRef, LocalContext
 from greprag.languages import IDENTIFIER_RE, STRING_LITERAL_RE, get_language, is_generic
 from greprag.models import QueryKind
 
@@ -126,6 +127,33 @@ def rank(ctx: LocalContext, in_repo: set[str], blanked: str, weights: RouterWeig
             ranked[name] = cand
     ordered = sorted(ranked.values(), key=lambda c: -c.score)
     return [c for c in ordered if len(c.name) > 1]
+
+
+def by_original_name(
+    names: list[Name], imports: Sequence[ImportRef], modules: set[str]
+) -> list[Name]:
+    """``names`` with each one the file imports under another name (``use
+    crate::error::Error as ClapError``, ``import { isMap as check }``) as its definition
+    and other files bear it, merged with that name where both are ranked; a module's
+    alias (``modules``) stays, since no definition bears either."""
+    originals = {
+        ref.alias: ref.name
+        for ref in imports
+        if ref.alias and ref.name and ref.alias != ref.name and ref.alias not in modules
+        if IDENTIFIER_RE.fullmatch(ref.name)
+    }
+    if not any(n.name in originals for n in names):
+        return names
+    merged: dict[str, Name] = {}
+    for cand in names:
+        if not cand.fragment and cand.name in originals:
+            cand = replace(cand, name=originals[cand.name])
+        held = merged.get(cand.name)
+        if held is None:
+            merged[cand.name] = cand
+        else:
+            held.score += cand.score
+    return sorted(merged.values(), key=lambda c: -c.score)
 
 
 # -- the window ----------------------------------------------------------------------

@@ -20,6 +20,7 @@ from greprag.models import Query, QueryKind, QueryPlan
 from greprag.router.names import (
     Name,
     blank_docstrings,
+    by_original_name,
     open_call,
     parameter_types,
     rank,
@@ -119,13 +120,13 @@ class OfflineRouter:
         w = self.weights
         imported = imported or {}
         blanked = blank_docstrings(ctx.before, ctx.lang)  # once per plan: names and import probes
-        names = rank(ctx, set(imported), blanked, w)
+        modules = module_aliases(ctx, imported)
+        names = by_original_name(rank(ctx, set(imported), blanked, w), ctx.imports, modules)
         top = names[0].score if names else 1.0
         queries = fragment_probes(ctx.lang, [n for n in names if n.fragment], w.wildcard)
         queries += subclass_probes(ctx, w.subclass_wildcard)
         queries += import_probes(ctx, imported, code_without_imports(blanked), w)
         queries += go_package_probes(ctx, imported, w.module_at_cursor)
-        modules = module_aliases(ctx, imported)
         self._add_definitions(queries, [n for n in names if n.name not in modules], ctx.lang, top)
         self._add_usages(queries, names, ctx.lang, top)
         literal = string_key(ctx, w.string_key)

@@ -244,3 +244,30 @@ def test_a_go_package_at_the_cursor_is_probed_for_every_name_its_folder_exports(
         plan = OfflineRouter().plan(ctx, resolve_imports(ctx, tmp_path))
         probes = [(q.identifier, q.paths) for q in plan.queries if q.purpose == "import"]
         assert probes == expected
+
+
+def test_a_name_imported_under_another_is_probed_by_the_name_its_definition_bears(tmp_path):
+    """``use crate::error::Error as ClapError;`` then ``ClapError::``: the definition
+    says ``Error``, so that is what is sought (and where the import points); a module's
+    alias (``from . import errors as e``) is no definition's name either way."""
+    written_repo(tmp_path, {"src/lib.rs": "", "src/error.rs": "", "pkg/errors.py": ""})
+    before = "use crate::error::Error as ClapError;\nfn f() {\n    return ClapError::"
+    ctx = build_local_context(before, path="src/lib.rs", lang="rust", line=3)
+    imported = resolve_imports(ctx, tmp_path)
+    assert imported == {"ClapError": "src/error.rs", "Error": "src/error.rs"}
+    defined = {
+        q.identifier
+        for q in OfflineRouter().plan(ctx, imported).queries
+        if q.purpose == "definition"
+    }
+    assert "Error" in defined and "ClapError" not in defined
+    before = "from . import errors as e\n\ndef f():\n    return e."
+    ctx = build_local_context(before, path="pkg/use.py", lang="python", line=4)
+    imported = resolve_imports(ctx, tmp_path)
+    assert imported["e"] == "pkg/errors.py"
+    defined = {
+        q.identifier
+        for q in OfflineRouter().plan(ctx, imported).queries
+        if q.purpose == "definition"
+    }
+    assert not {"e", "errors"} & defined
