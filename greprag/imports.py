@@ -60,11 +60,10 @@ def _js_candidates(ref: ImportRef, current: str | None) -> list[str]:
     if not ref.module.startswith("."):
         return []
     stem = posixpath.normpath(posixpath.join(posixpath.dirname(current or ""), ref.module))
-    candidates = [stem + s for s in _JS_SUFFIXES]
     root, extension = posixpath.splitext(stem)
-    if extension in _JS_EMITTED:
-        candidates += [root + s for s in (".ts", ".tsx", ".d.ts", ".mts", ".cts")]
-    return candidates
+    emitted = extension in _JS_EMITTED
+    sources = [root + s for s in (".ts", ".tsx", ".d.ts", ".mts", ".cts")] if emitted else []
+    return [stem, *sources, *(stem + s for s in _JS_SUFFIXES[1:])]
 
 
 _RUST_ROOTS = ("lib", "main")  # a crate's root module files, in its ``src`` folder
@@ -219,7 +218,7 @@ _JS_DECLARED = re.compile(
 )
 _JS_REEXPORT = re.compile(r"^export\s+(?:type\s+)?(\*|\{[^}]*\})\s*from\s+['\"](\.[^'\"]*)['\"]")
 _JS_REEXPORT_HOPS = 3  # barrels re-exporting barrels: ``index.ts`` → ``core/index.ts`` → …
-_DECLARED: dict[str, tuple[tuple[tuple[str, Sequence[str]], ...], dict[str, str]]] = {}
+_DECLARED: dict[str, tuple[tuple[tuple[str, Sequence[str] | None], ...], dict[str, str]]] = {}
 _DECLARED_MAX = 512
 
 
@@ -232,7 +231,7 @@ def js_declared_in(path: str, lines_of: Callable[[str], Sequence[str] | None]) -
     held = _DECLARED.get(path)
     if held is not None and all(lines_of(p) is lines for p, lines in held[0]):
         return held[1]
-    read: list[tuple[str, Sequence[str]]] = []
+    read: list[tuple[str, Sequence[str] | None]] = []
     declared = _declared(path, lines_of, _JS_REEXPORT_HOPS, read)
     if len(_DECLARED) >= _DECLARED_MAX:
         _DECLARED.clear()
@@ -244,7 +243,7 @@ def _declared(
     path: str,
     lines_of: Callable[[str], Sequence[str] | None],
     hops: int,
-    read: list[tuple[str, Sequence[str]]],
+    read: list[tuple[str, Sequence[str] | None]],
 ) -> dict[str, str]:
     """``js_declared_in`` computed, ``hops`` re-exports deep; each file read goes into
     ``read``."""
@@ -252,15 +251,13 @@ def _declared(
     if lines is None:
         return {}
     read.append((path, lines))
-    declared = {
-        name: path for line in lines if (m := _JS_DECLARED.match(line)) for name in m.groups()
-    }
+    declared = {m.group(1): path for line in lines if (m := _JS_DECLARED.match(line))}
     for number, line in enumerate(lines, 1):
         if hops <= 0 or not line.startswith("export"):
             continue
         if (m := _JS_REEXPORT.match(js_statement(lines, number))) is None:
             continue
-        target = _js_module_file(path, m.group(2), lines_of)
+        target = _js_module_file(path, m.group(2), lines_of, read)
         if target is None or any(target == p for p, _ in read):
             continue
         offered = _declared(target, lines_of, hops - 1, read)
@@ -278,13 +275,21 @@ def _declared(
 
 
 def _js_module_file(
-    importer: str, spec: str, lines_of: Callable[[str], Sequence[str] | None]
+    importer: str,
+    spec: str,
+    lines_of: Callable[[str], Sequence[str] | None],
+    read: list[tuple[str, Sequence[str] | None]],
 ) -> str | None:
-    """The file a relative module specifier of ``importer`` names, as imports resolve."""
+    """The file a relative module specifier of ``importer`` names, as imports resolve;
+    each path tried and missing goes into ``read`` (as read: nothing), so that a file
+    created there later is seen."""
     for candidate in _js_candidates(ImportRef(spec), importer):
         normalized = posixpath.normpath(candidate)
-        if not normalized.startswith(("..", "/")) and lines_of(normalized) is not None:
+        if normalized.startswith(("..", "/")):
+            continue
+        if lines_of(normalized) is not None:
             return normalized
+        read.append((normalized, None))
     return None
 
 

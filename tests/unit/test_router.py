@@ -271,3 +271,17 @@ def test_a_name_imported_under_another_is_probed_by_the_name_its_definition_bear
         if q.purpose == "definition"
     }
     assert not {"e", "errors"} & defined
+
+
+def test_a_barrel_re_exporting_a_module_not_written_yet_sees_it_once_written(tmp_path):
+    """``export * from "./later.js"`` before ``later.ts`` exists: the name stays with the
+    barrel, and maps to ``later.ts`` on the first retrieval after it is created."""
+    from greprag.files import FileStore
+
+    written_repo(tmp_path, {"src/index.ts": 'export * from "./later.js"\n', "src/app.ts": ""})
+    before = 'import { soon } from "./index.js"\nsoon('
+    ctx = build_local_context(before, path="src/app.ts", lang="typescript", line=2)
+    store = FileStore(tmp_path)
+    assert resolve_imports(ctx, tmp_path, None, store.lines) == {"soon": "src/index.ts"}
+    (tmp_path / "src/later.ts").write_text("export function soon() {}\n")
+    assert resolve_imports(ctx, tmp_path, None, store.lines) == {"soon": "src/later.ts"}
