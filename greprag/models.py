@@ -55,10 +55,15 @@ class Query:
         """Whether ``path`` is among ``paths``: named, or directly in a named folder."""
         if not self.paths or path in self.paths:
             return bool(self.paths)
-        return f"{posixpath.dirname(path) or '.'}/" in self.paths
+        return folder_entry(path) in self.paths
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def folder_entry(path: str) -> str:
+    """The ``Query.paths`` entry of the folder directly holding ``path`` (``pkg/``, ``./``)."""
+    return f"{posixpath.dirname(path) or '.'}/"
 
 
 @dataclass

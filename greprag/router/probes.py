@@ -8,7 +8,6 @@ receiver's type off the first pass. Weights come from the caller.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -24,7 +23,7 @@ from greprag.languages import (
     wildcards_for,
     words,
 )
-from greprag.models import Candidate, Query, QueryKind, QueryPlan
+from greprag.models import Candidate, Query, QueryKind, QueryPlan, folder_entry
 from greprag.rg import escape_regex
 from greprag.router.names import Name, word_start_groups
 
@@ -338,7 +337,7 @@ def go_package_probes(ctx: LocalContext, imported: dict[str, str], weight: float
         return []
     typed = ctx.prefix.rstrip()
     folders = [
-        f"{posixpath.dirname(path) or '.'}/"
+        folder_entry(path)
         for ref in ctx.imports
         if (path := imported.get(ref.local_name)) and typed.endswith(f"{ref.local_name}.")
     ]

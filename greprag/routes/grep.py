@@ -34,7 +34,7 @@ from greprag.errors import SearchError
 from greprag.files import FileCache, LinesMemo, file_text
 from greprag.languages import get_language
 from greprag.matching import LineMatcher, NamesMatcher, as_rg_reads, top_level_branches
-from greprag.models import Candidate, Query, QueryPlan, Skip
+from greprag.models import Candidate, Query, QueryPlan, Skip, folder_entry
 from greprag.rg import (
     RgMatch,
     RgOutput,
@@ -737,7 +737,7 @@ class GrepRoute:
         known = self.file_set(lang, list_now=False)
         folders = {p for p in paths if p.endswith("/")}
         if known is not None:
-            inside = sorted(f for f in known if f"{posixpath.dirname(f) or '.'}/" in folders)
+            inside = sorted(f for f in known if folder_entry(f) in folders) if folders else []
             return tuple(dict.fromkeys([*(p for p in paths if p in known), *inside]))
         language = get_language(lang) if lang else None
         limit = parse_size(self.max_filesize)
