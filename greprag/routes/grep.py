@@ -31,7 +31,7 @@ from greprag.config import Settings
 from greprag.context import untyped_receiver
 from greprag.cursor_file import CursorFile
 from greprag.errors import SearchError
-from greprag.files import FileCache, LinesMemo, file_text
+from greprag.files import FileCache, LinesMemo, file_text, inside
 from greprag.languages import get_language
 from greprag.matching import LineMatcher, NamesMatcher, as_rg_reads, top_level_branches
 from greprag.models import Candidate, Query, QueryPlan, Skip, folder_entry
@@ -756,15 +756,13 @@ class GrepRoute:
         """The files directly in each of ``folders`` (``dir/``), in name order; a folder
         outside the repository (by its name, or a link out of it), or none, gives nothing."""
         found: list[str] = []
-        root = self.repo.resolve()
         for folder in sorted(folders):
             relative = posixpath.normpath(folder)
-            if relative.startswith(("..", "/")):
+            where = self.repo if relative == "." else inside(self.repo, relative)
+            if where is None:
                 continue
             with contextlib.suppress(OSError):
-                if not (self.repo / relative).resolve().is_relative_to(root):
-                    continue
-                names = sorted(e.name for e in os.scandir(self.repo / relative) if e.is_file())
+                names = sorted(e.name for e in os.scandir(where) if e.is_file())
                 found += [n if relative == "." else f"{relative}/{n}" for n in names]
         return found
 
