@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -47,7 +47,7 @@ def _java_candidates(ref: ImportRef) -> list[str]:
 
 
 _JS_SUFFIXES = (
-    *("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs"),
+    *(".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs"),
     *("/index.ts", "/index.tsx", "/index.d.ts", "/index.js"),
 )
 _JS_EMITTED = (".js", ".jsx", ".mjs", ".cjs")  # what TypeScript's ES module imports name
@@ -63,7 +63,7 @@ def _js_candidates(ref: ImportRef, current: str | None) -> list[str]:
     root, extension = posixpath.splitext(stem)
     emitted = extension in _JS_EMITTED
     sources = [root + s for s in (".ts", ".tsx", ".d.ts", ".mts", ".cts")] if emitted else []
-    return [stem, *sources, *(stem + s for s in _JS_SUFFIXES[1:])]
+    return [stem, *sources, *(stem + s for s in _JS_SUFFIXES)]
 
 
 _RUST_ROOTS = ("lib", "main")  # a crate's root module files, in its ``src`` folder
@@ -197,17 +197,18 @@ def _first_existing(
 ) -> str | None:
     """The first of ``candidates`` inside the repository that is a file (listed in
     ``known_files``, else on disk)."""
+    for path in _in_repo(candidates):
+        if path in known_files if known_files is not None else os.path.isfile(repo / path):
+            return path
+    return None
+
+
+def _in_repo(candidates: Iterable[str]) -> Iterator[str]:
+    """``candidates`` normalized, less those that would leave the repository."""
     for candidate in candidates:
         normalized = posixpath.normpath(candidate)
-        if normalized.startswith(("..", "/")):
-            continue
-        if (
-            normalized in known_files
-            if known_files is not None
-            else os.path.isfile(os.path.join(repo, normalized))
-        ):
-            return normalized
-    return None
+        if not normalized.startswith(("..", "/")):
+            yield normalized
 
 
 # a top-level declaration, exported or not (``export default class X``, ``declare const``)
@@ -283,13 +284,10 @@ def _js_module_file(
     """The file a relative module specifier of ``importer`` names, as imports resolve;
     each path tried and missing goes into ``read`` (as read: nothing), so that a file
     created there later is seen."""
-    for candidate in _js_candidates(ImportRef(spec), importer):
-        normalized = posixpath.normpath(candidate)
-        if normalized.startswith(("..", "/")):
-            continue
-        if lines_of(normalized) is not None:
-            return normalized
-        read.append((normalized, None))
+    for path in _in_repo(_js_candidates(ImportRef(spec), importer)):
+        if lines_of(path) is not None:
+            return path
+        read.append((path, None))
     return None
 
 
