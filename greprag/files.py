@@ -169,7 +169,10 @@ def read_text(root: Path, path: str) -> str | None:
 # timestamps showing it (they tick coarsely: a jiffy on Linux, 2 s on FAT): such an
 # entry is re-read and compared on every use until it is older (git's "racy clean").
 RACY_NS = 3_000_000_000
-MAX_STORED_CHARS = 24_000_000  # the text a FileStore keeps, least recently used first out
+# The text a FileStore keeps, least recently used first out. Caches keyed by a file's
+# lines (scans, outlines, headers) hold them too, so a store smaller than what those hold
+# reads evicted files again into new objects: every cache misses and both copies live.
+MAX_STORED_CHARS = 64_000_000
 
 
 def _stat_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
