@@ -62,6 +62,8 @@ _IMPORT_LINE = re.compile(r"\s*(from\s+\S+\s+import|import|package|using|use)\b"
 # qualified name's qualifiers (``java.nio`` of ``java.nio.Charset``): the same in every
 # doc comment of a package, they cost the rg pass most and say nothing about similarity
 _PROSE_MARKUP = re.compile(r"(?:@|(?<![\w:]):)([\w$]+)|((?:[^\W\d]|\$)[\w$]*)(?=\.[^\W\d])")
+# a link (``see https://github.com/org/repo/issues/12``): its words name a site, not code
+_URL = re.compile(r"\b[A-Za-z][\w+.-]*://\S+")
 
 
 def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
@@ -83,6 +85,7 @@ def similar_terms(ctx: LocalContext, max_terms: int = MAX_TERMS) -> list[Term]:
         if _IMPORT_LINE.match(code_line):
             continue  # module paths: every file of the package shares them
         proximity = 1.0 / (1.0 + PROXIMITY_DECAY * offset)
+        line = _URL.sub(" ", line)
         code_part = STRING_LITERAL_RE.sub(" ", _without_comment(code_line, lang))
         in_code = set(IDENTIFIER_RE.findall(code_part))
         markup = {m[1] or m[2] for m in _PROSE_MARKUP.finditer(line)} - in_code

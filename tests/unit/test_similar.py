@@ -91,6 +91,17 @@ def test_doc_comment_markup_is_no_term_but_the_same_words_in_code_are():
     assert "Reader" in python and not {"pkg", "param"} & set(python)
 
 
+def test_a_link_in_a_comment_gives_no_terms():
+    weights = _weights(
+        "try:\n"
+        "    # a typed dict without config takes its parent's config\n"
+        "    # see https://github.com/acme/widgets/issues/10917\n"
+        "    config = "
+    )
+    assert {"typed", "parent", "config"} <= set(weights)
+    assert not {"https", "github", "com", "acme", "widgets", "issues"} & set(weights)
+
+
 def test_a_window_opening_inside_a_docstring_still_tells_code_from_prose():
     text = (
         "def join(items):\n"
