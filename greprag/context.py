@@ -584,11 +584,15 @@ def context_at(
     lines = [line.removesuffix("\r") for line in decode_text(data).split("\n")]
     if line is None:
         raise RetrievalError("a line number is needed with --file")
-    if not 1 <= line <= len(lines):
+    if line < 1:
+        raise RetrievalError(f"line {line}: lines count from 1")
+    if line > len(lines):
         raise RetrievalError(f"line {line} is past the end of {relative} ({len(lines)} lines)")
     current = lines[line - 1]
     col = len(current) if column is None else column
-    if not 0 <= col <= len(current):
+    if col < 0:
+        raise RetrievalError(f"column {col}: columns count from 0")
+    if col > len(current):
         raise RetrievalError(f"column {col} is past the end of line {line} ({len(current)} chars)")
     before = "\n".join([*lines[: line - 1], current[:col]])
     lang = get_language(language) or language_for_path(relative)

@@ -125,7 +125,7 @@ def test_choices_are_listed_and_enforced(loader_repo, flag, shown):
             "--line 0",
             "one line, exit 2",
             ["retrieve", "--file", "app.py", "--line", "0"],
-            "past the end",
+            "lines count from 1",
         ),
         (
             "column-past",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from greprag.context import build_local_context, parse_imports
+from greprag.context import build_local_context, context_at, parse_imports
+from greprag.errors import RetrievalError
 
 
 @pytest.mark.parametrize(
@@ -250,3 +251,12 @@ def test_typescript_imports_over_several_lines_and_whole_modules_are_read():
         ("./fsutil", "readFile", None, 8),
         ("./fsutil", "writeFile", "write", 8),
     ]
+
+
+def test_a_position_before_the_start_is_named_as_such(tmp_path):
+    (tmp_path / "a.py").write_text("def f(x):\n    return x\n")
+    cases = {(0, None): "lines count from 1", (2, -1): "columns count from 0"}
+    cases |= {(9, None): "past the end of a.py", (2, 40): "past the end of line 2"}
+    for (line, column), message in cases.items():
+        with pytest.raises(RetrievalError, match=message):
+            context_at(tmp_path, "a.py", line, column)
