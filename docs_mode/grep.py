@@ -10,6 +10,8 @@ a stemmed keyword counts every form rg matched) and weighted by the plan. Units 
 the pool follow in the first order: nothing is cut before fusion. A unit of a test file
 scores ``test_weight`` times as much, unless the question speaks of tests: a test calls
 the API it tests many times and would outrank the API's own definition by term counts.
+A member summary (Javadoc's method summary) scores ``summary_weight`` times as much: it
+repeats each entry's first sentence, and the entry itself says more.
 """
 
 from __future__ import annotations
@@ -404,7 +406,13 @@ class SectionGrepRoute:
         weighted = {t.index: t.query.weight * idf[t.index] for t in terms}
         by_path = self._factors(units, terms)
         named, naming = self._named(units, terms, weighted)
-        factor = {key: by_path[key[0]] * naming.get(key, 1.0) for key in units}
+        summary = self.profile.summary_weight  # a member index repeats the entries below
+        factor = {
+            key: by_path[key[0]]
+            * naming.get(key, 1.0)
+            * (summary if u.unit.kind == "summary" else 1.0)
+            for key, u in units.items()
+        }
         first = {
             key: factor[key] * (sum(map(weighted.__getitem__, u.terms)) + named.get(key, 0.0))
             for key, u in units.items()

@@ -14,6 +14,8 @@ source line where the block starts.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from itertools import islice
 
 from docs_mode.extra import need
 from docs_mode.sections import Section, SectionBuilder
@@ -123,6 +125,26 @@ def _javadoc_detail(el) -> bool:
     return el.tag == "section" and "detail" in _classes(el) and bool(el.get("id"))
 
 
+_SUMMARY_TAGS = words("section div table ul dl")
+MIN_SUMMARY_LINKS = 3
+
+
+def _member_summary(el) -> bool:
+    """An index of members documented in full elsewhere: Javadoc's summaries (``<section
+    class="method-summary">``, JDK 8's ``table.memberSummary``), Sphinx's autosummary
+    tables; a box of links, not a note (an admonition titled "summary")."""
+    if el.tag not in _SUMMARY_TAGS:
+        return False
+    names = _classes(el)
+    listed = any(
+        n in ("summary", "autosummary", "summary-table") or n.endswith(("-summary", "Summary"))
+        for n in names
+    )
+    if not listed or "admonition" in names:
+        return False
+    return len(list(islice(el.iter("a"), MIN_SUMMARY_LINKS))) == MIN_SUMMARY_LINKS
+
+
 def _with_blocks(root) -> set:
     """The elements under ``root`` that contain a block element (one pass, bottom up)."""
     marked: set = set()
@@ -135,10 +157,12 @@ def _with_blocks(root) -> set:
 
 
 class _Reader:
-    def __init__(self, builder: SectionBuilder, with_blocks: set) -> None:
+    def __init__(self, builder: SectionBuilder, with_blocks: set, last: int) -> None:
         self.builder = builder
         self.with_blocks = with_blocks
+        self.last = last
         self.pending_ends = 0  # entries that ended; closed at the next element's line
+        self.summaries: list[tuple[int, int]] = []  # line ranges of member summaries
 
     def _line(self, el, line: int | None = None) -> int:
         line = line or el.sourceline or 1
@@ -162,6 +186,8 @@ class _Reader:
         if _javadoc_detail(el):
             self._detail(el)
             return
+        if el.sourceline and _member_summary(el):
+            self.summaries.append((el.sourceline, _line_after(el, self.last)))
         if tag in _LEAVES or el not in self.with_blocks:
             text = _text(el)
             if text:
@@ -259,8 +285,20 @@ def html_sections(path: str, text: str) -> list[Section]:
     main = _main(root)
     _prune(main)
     builder = SectionBuilder(path, lines, start=main.sourceline or 1)
-    reader = _Reader(builder, _with_blocks(main))
-    reader.walk(main)
     last = _line_after(main, len(lines))
+    reader = _Reader(builder, _with_blocks(main), last)
+    reader.walk(main)
     reader._line(main, last + 1)
-    return builder.finish(last)
+    return _summaries_marked(builder.finish(last), reader.summaries)
+
+
+def _summaries_marked(sections: list[Section], summaries: list[tuple[int, int]]) -> list[Section]:
+    """Sections that start inside a member summary become of kind ``summary``."""
+    if not summaries:
+        return sections
+    return [
+        replace(s, kind="summary")
+        if s.kind == "section" and any(a <= s.start_line <= b for a, b in summaries)
+        else s
+        for s in sections
+    ]

@@ -32,7 +32,7 @@ __all__ = [
     "sections_of",
 ]
 
-SectionKind = Literal["section", "entry", "docstring", "definition"]
+SectionKind = Literal["section", "summary", "entry", "docstring", "definition"]
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,8 @@ def _same_parent(a: Section, b: Section) -> bool:
 
 def _mergeable(a: Section, b: Section, sizes: SectionSizes) -> bool:
     return (
-        a.kind == b.kind == "section"
+        a.kind == b.kind
+        and a.kind in ("section", "summary")
         and a.end_line + 1 == b.start_line
         and _same_parent(a, b)
         and _size(a) + _size(b) <= sizes.max_chars
@@ -236,8 +237,8 @@ def _joined(a: Section, b: Section) -> Section:
 
 def bound_sizes(sections: list[Section], sizes: SectionSizes) -> list[Section]:
     """Split sections over ``sizes.max_chars`` at their pieces, then merge a plain section
-    under ``sizes.min_chars`` into the next one under the same parent (into the previous
-    one when it is the last). API entries and docstrings are never merged: each is what a
+    (or member summary) under ``sizes.min_chars`` into the next one of its kind under the
+    same parent (into the previous one when it is the last). API entries and docstrings are never merged: each is what a
     question about that API should find."""
     parts = [part for section in sections for part in _split(section, sizes.max_chars)]
     merged: list[Section] = []

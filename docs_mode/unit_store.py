@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 STORE_VERSION = 1
-_KINDS = {"section", "entry", "docstring", "definition"}
+_KINDS = {"section", "summary", "entry", "docstring", "definition"}
 _PARSER_SOURCES = (
     "docs_mode/sections.py",
     "docs_mode/markdown.py",

@@ -99,6 +99,19 @@ def test_javadoc_members_are_entries_named_by_their_section_id():
     assert all("Package" not in s.text or s.breadcrumb == () for s in found if s.kind == "entry")
 
 
+def test_a_member_summary_is_marked_as_one_and_the_entries_stay_entries():
+    _, found = sections("Session.html")
+    summary = [s for s in found if s.kind == "summary"]
+    assert summary and summary[0].anchor == "method-summary"
+    assert "Sends one request and waits" in summary[0].text
+    assert summary[0].start_line >= line("Session.html", r'<section class="summary">')
+    assert next(s for s in found if s.anchor == "method-detail").kind == "section"
+    entries = {s.anchor for s in found if s.kind == "entry"}
+    assert entries == {"send(org.tidewater.Request)", "close()"}
+    description = next(s for s in found if "Keeps connections open" in s.text)
+    assert description.kind == "section"
+
+
 def test_a_minified_page_keeps_every_section_on_its_one_line():
     page = (
         '<html><body><main><h1 id="a">Alpha</h1><p>one</p><h2 id="b">Beta</h2><p>two</p>'

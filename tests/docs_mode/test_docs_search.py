@@ -71,6 +71,18 @@ def test_a_question_finds_the_manual_section_and_the_documented_code(docs_repo: 
     assert {q.purpose for q in result.queries} <= {"keyword", "stem", "synonym", "part", "phrase"}
 
 
+def test_a_member_summary_ranks_below_the_entries_it_repeats(docs_repo: Path):
+    question = "sends one request and waits for its response"
+
+    def anchors(weight: float) -> list[str | None]:
+        return [b.anchor for b in search_with(docs_repo, question, summary_weight=weight).blocks]
+
+    demoted, level = anchors(load_profile().summary_weight), anchors(1.0)
+    assert demoted[0] == level[0] == "send(org.tidewater.Request)"
+    assert level[1] == "method-summary"  # as strong as any section, but for the weight
+    assert "method-summary" not in demoted[:2]
+
+
 def test_html_sections_come_back_with_their_anchor(docs_repo: Path):
     result = search(docs_repo, "proxy server for every request", kind="docs")
     check_blocks(docs_repo, result, 4096)
