@@ -238,8 +238,8 @@ def _joined(a: Section, b: Section) -> Section:
 def bound_sizes(sections: list[Section], sizes: SectionSizes) -> list[Section]:
     """Split sections over ``sizes.max_chars`` at their pieces, then merge a plain section
     (or member summary) under ``sizes.min_chars`` into the next one of its kind under the
-    same parent (into the previous one when it is the last). API entries and docstrings are never merged: each is what a
-    question about that API should find."""
+    same parent (into the previous one when it is the last). API entries and docstrings
+    are never merged: each is what a question about that API should find."""
     parts = [part for section in sections for part in _split(section, sizes.max_chars)]
     merged: list[Section] = []
     for section in parts:
