@@ -279,6 +279,9 @@ def question_terms(
                     neighbours.append((previous, found[0].text))
                 previous = found[0].text if word.isalpha() else ""
             elif word.lower() not in stop_words:
+                if previous and word.isdigit():  # "Windows 7", "HTTP 2": the number says which
+                    phrase = f"{previous} {word}"
+                    terms.add(Term(phrase, "phrase", p.keyword_weight, phrase_pattern(phrase)))
                 previous = ""  # a number or a one-letter word: no name joins across it
     expansions = _synonym_terms(plain, kept, p, table, terms) if table else {}
     kept_terms = terms.ranked(p.max_terms)

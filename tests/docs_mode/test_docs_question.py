@@ -163,8 +163,17 @@ def test_words_searched_as_one_name_are_also_found_inside_a_longer_name():
         assert not inside.search(name), name  # at the start: rg's own pattern finds those
 
 
+def test_a_number_after_a_word_is_searched_with_it():
+    found = question_terms("Is true if this is Windows 7.", PROFILE, TABLE)[0]
+    seven = next(t for t in found if t.text == "windows 7")
+    assert seven.kind == "phrase" and seven.weight == PROFILE.keyword_weight
+    assert re.search(seven.pattern, "Is true if this is Windows 7.")
+    assert not re.search(seven.pattern, "Is true if this is Windows 95.")
+    assert not any(t.text.endswith(" 1") for t in question_terms("a 1-based index", PROFILE)[0])
+
+
 def test_names_are_not_joined_across_numbers_or_identifiers_and_stay_few():
-    assert not any(kind == "phrase" for kind, _ in terms("retry 3 times"))
+    assert [text for kind, text in terms("retry 3 times") if kind == "phrase"] == ["retry 3"]
     assert not any(kind == "phrase" for kind, _ in terms("cache get_item value"))
     many = terms("open read parse check store close flush sync")
     assert sum(kind == "phrase" for kind, _ in many) == 4  # the first pairs only
