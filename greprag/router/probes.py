@@ -37,6 +37,7 @@ __all__ = [
     "definition",
     "fragment_probes",
     "go_package_probes",
+    "go_receiver_probes",
     "import_probes",
     "module_aliases",
     "receiver_types",
@@ -345,6 +346,34 @@ def go_package_probes(ctx: LocalContext, imported: dict[str, str], weight: float
         Query(_GO_EXPORTED, "method", False, "go", ANY_NAME, "import", weight, 4, (folder,))
         for folder in dict.fromkeys(folders)
     ]
+
+
+# the header of a Go method: its receiver's name and type (``func (c *Command) Name(``)
+_GO_METHOD_HEADER = re.compile(r"^func\s+\((\w+)\s+\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?\)\s*\w+")
+
+
+def go_receiver_probes(ctx: LocalContext, weight: float) -> list[Query]:
+    """``c.`` at the cursor, ``c`` of a type of the cursor's own package (the receiver of
+    the method the cursor is in, or ``c := &Command{...}``): every method of that type,
+    probed in the package's folder (a Go type's methods live in its package, in any of
+    its files)."""
+    if ctx.lang != "go" or not ctx.path:
+        return []
+    receiver = re.search(r"\b(\w+)\.$", ctx.prefix.rstrip())
+    if receiver is None:
+        return []
+    name = receiver.group(1)
+    above = reversed(ctx.before.split("\n"))
+    header = _GO_METHOD_HEADER.match(next((line for line in above if line.startswith("func")), ""))
+    if header is not None and header.group(1) == name:
+        type_name = header.group(2)
+    else:
+        type_name = ctx.assignments.get(name) or ctx.annotations.get(name) or ""
+    if not IDENTIFIER_RE.fullmatch(type_name):
+        return []  # none known, or another package's (``pkg.Type``)
+    pattern = rf"^func\s+\(\w+\s+\*?{type_name}(?:\[[^\]]*\])?\)\s*([A-Za-z_]\w*)"
+    folder = folder_entry(ctx.path)
+    return [Query(pattern, "method", False, "go", ANY_NAME, "import", weight, 4, (folder,))]
 
 
 def _first_use_probe(names: Sequence[str], lang_name: str | None, weight: float) -> Query:

@@ -285,3 +285,26 @@ def test_a_barrel_re_exporting_a_module_not_written_yet_sees_it_once_written(tmp
     assert resolve_imports(ctx, tmp_path, None, store.lines) == {"soon": "src/index.ts"}
     (tmp_path / "src/later.ts").write_text("export function soon() {}\n")
     assert resolve_imports(ctx, tmp_path, None, store.lines) == {"soon": "src/later.ts"}
+
+
+def test_a_go_value_of_a_type_of_its_own_package_is_probed_for_the_type_s_methods(tmp_path):
+    """``c.`` in a method of ``*Command`` (or after ``sub := &Command{...}``): every method
+    of ``Command``, in the package's folder; a value of unknown type gets no such probe."""
+    from greprag import Retriever
+
+    methods = "package cmd\n\nfunc (c *Command) Name() string {\n\treturn c.name\n}\n"
+    methods += '\nfunc (o *Other) Name() string {\n\treturn ""\n}\n'
+    written_repo(tmp_path, {"go.mod": "module example.com/x\n", "cmd/name.go": methods})
+    in_method = "package cmd\n\nfunc (c *Command) Run() {\n\tc."
+    local = 'package cmd\n\nfunc run() {\n\tsub := &Command{Use: "sub"}\n\tsub.'
+    unknown = "package cmd\n\nfunc run(x int) {\n\tc."
+    for before, expected in [(in_method, 1), (local, 1), (unknown, 0)]:
+        ctx = build_local_context(before, path="cmd/run.go", lang="go", line=4)
+        probes = [q for q in OfflineRouter().plan(ctx, {}).queries if q.pattern.startswith("^func")]
+        assert len(probes) == expected
+        for q in probes:
+            assert q.paths == ("cmd/",) and q.purpose == "import"
+    (tmp_path / "cmd" / "run.go").write_text(in_method + "\n}\n")
+    result = Retriever(tmp_path, budget=512).retrieve(file="cmd/run.go", line=4, column=3)
+    assert "func (c *Command) Name() string" in result.context
+    assert "func (o *Other)" not in result.context
