@@ -128,7 +128,7 @@ class OfflineRouter:
         queries += subclass_probes(ctx, w.subclass_wildcard)
         queries += import_probes(ctx, imported, code_without_imports(blanked), w)
         queries += go_package_probes(ctx, imported, w.module_at_cursor)
-        queries += go_receiver_probes(ctx, w.module_at_cursor)
+        queries += go_receiver_probes(ctx, imported, w.module_at_cursor)
         self._add_definitions(queries, [n for n in names if n.name not in modules], ctx.lang, top)
         self._add_usages(queries, names, ctx.lang, top)
         literal = string_key(ctx, w.string_key)

@@ -352,11 +352,11 @@ def go_package_probes(ctx: LocalContext, imported: dict[str, str], weight: float
 _GO_METHOD_HEADER = re.compile(r"^func\s+\((\w+)\s+\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?\)\s*\w+")
 
 
-def go_receiver_probes(ctx: LocalContext, weight: float) -> list[Query]:
-    """``c.`` at the cursor, ``c`` of a type of the cursor's own package (the receiver of
-    the method the cursor is in, or ``c := &Command{...}``): every method of that type,
-    probed in the package's folder (a Go type's methods live in its package, in any of
-    its files)."""
+def go_receiver_probes(ctx: LocalContext, imported: dict[str, str], weight: float) -> list[Query]:
+    """``c.`` at the cursor, ``c`` of a type of the repository (the receiver of the method
+    the cursor is in, ``c := &Command{...}``, ``c := cmd.NewCommand()``): every method of
+    that type, probed in its package's folder (a Go type's methods live in its package,
+    in any of its files); the cursor's own folder, or the folder an import resolves to."""
     if ctx.lang != "go" or not ctx.path:
         return []
     receiver = re.search(r"\b(\w+)\.$", ctx.prefix.rstrip())
@@ -365,14 +365,19 @@ def go_receiver_probes(ctx: LocalContext, weight: float) -> list[Query]:
     name = receiver.group(1)
     above = reversed(ctx.before.split("\n"))
     header = _GO_METHOD_HEADER.match(next((line for line in above if line.startswith("func")), ""))
-    if header is not None and header.group(1) == name:
-        type_name = header.group(2)
-    else:
-        type_name = ctx.assignments.get(name) or ctx.annotations.get(name) or ""
-    if not IDENTIFIER_RE.fullmatch(type_name):
-        return []  # none known, or another package's (``pkg.Type``)
-    pattern = rf"^func\s+\(\w+\s+\*?{type_name}(?:\[[^\]]*\])?\)\s*([A-Za-z_]\w*)"
+    own = header is not None and header.group(1) == name  # the method's receiver
+    type_name = header.group(2) if own else ctx.assignments.get(name) or ctx.annotations.get(name)
+    if not type_name or not IDENTIFIER_RE.fullmatch(type_name):
+        return []  # none known, or written ``pkg.Type``
     folder = folder_entry(ctx.path)
+    bound = rf"\b{name}\s*:?=\s*&?(\w+)\.(?:New)?{type_name}\s*[{{(]"
+    qualified = [] if own else re.findall(bound, ctx.before)
+    if qualified:  # ``c := cmd.NewCommand()``: another package's type
+        path = imported.get(qualified[-1])
+        if path is None:
+            return []  # a package from outside the repository
+        folder = folder_entry(path)
+    pattern = rf"^func\s+\(\w+\s+\*?{type_name}(?:\[[^\]]*\])?\)\s*([A-Za-z_]\w*)"
     return [Query(pattern, "method", False, "go", ANY_NAME, "import", weight, 4, (folder,))]
 
 

@@ -289,7 +289,8 @@ def test_a_barrel_re_exporting_a_module_not_written_yet_sees_it_once_written(tmp
 
 def test_a_go_value_of_a_type_of_its_own_package_is_probed_for_the_type_s_methods(tmp_path):
     """``c.`` in a method of ``*Command`` (or after ``sub := &Command{...}``): every method
-    of ``Command``, in the package's folder; a value of unknown type gets no such probe."""
+    of ``Command``, in the package's folder (after ``cmd.NewCommand()``, the folder ``cmd``
+    resolves to); a value of unknown type, or of a package outside, gets no such probe."""
     from greprag import Retriever
 
     methods = "package cmd\n\nfunc (c *Command) Name() string {\n\treturn c.name\n}\n"
@@ -300,10 +301,22 @@ def test_a_go_value_of_a_type_of_its_own_package_is_probed_for_the_type_s_method
     unknown = "package cmd\n\nfunc run(x int) {\n\tc."
     for before, expected in [(in_method, 1), (local, 1), (unknown, 0)]:
         ctx = build_local_context(before, path="cmd/run.go", lang="go", line=4)
-        probes = [q for q in OfflineRouter().plan(ctx, {}).queries if q.pattern.startswith("^func")]
+        probes = [
+            q for q in OfflineRouter().plan(ctx, {}).queries if q.pattern.startswith("^func\\s+\\(")
+        ]
         assert len(probes) == expected
         for q in probes:
             assert q.paths == ("cmd/",) and q.purpose == "import"
+    main = 'package main\n\nimport (\n\t"example.com/x/cmd"\n\t"net/http"\n)\n\nfunc main() {\n'
+    for made, expected in [("c := cmd.NewCommand()", ("cmd/",)), ("s := http.NewServer()", None)]:
+        before = f"{main}\t{made}\n\t{made[0]}."
+        ctx = build_local_context(before, path="main.go", lang="go", line=10)
+        probes = [
+            q.paths
+            for q in OfflineRouter().plan(ctx, resolve_imports(ctx, tmp_path)).queries
+            if q.pattern.startswith("^func\\s+\\(")
+        ]
+        assert probes == ([expected] if expected else [])  # outside the repo: none
     (tmp_path / "cmd" / "run.go").write_text(in_method + "\n}\n")
     result = Retriever(tmp_path, budget=512).retrieve(file="cmd/run.go", line=4, column=3)
     assert "func (c *Command) Name() string" in result.context
