@@ -6,8 +6,10 @@ is attributed to the terms whose pattern it matches, then to the unit (section,
 docstring or definition) that contains it. Units are first ranked by which terms they
 contain (term weight × inverse unit frequency over the repository); the best ``pool``
 are then scored by BM25 over their whole text, each term counted by its own pattern (so
-a stemmed keyword counts every form rg matched) and weighted by the plan. Units outside
-the pool follow in the first order: nothing is cut before fusion. A unit of a test file
+a stemmed keyword counts every form rg matched; an HTML unit counts every term in the
+text it shows, where a word its source splits with tags is whole) and weighted by the
+plan. Units outside the pool follow in the first order: nothing is cut before fusion. A
+unit of a test file
 scores ``test_weight`` times as much, unless the question speaks of tests: a test calls
 the API it tests many times and would outrank the API's own definition by term counts.
 A member summary (Javadoc's method summary) scores ``summary_weight`` times as much: it
@@ -429,7 +431,10 @@ class SectionGrepRoute:
             text = units[key].unit.text
             norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / average)
             score = 0.0
-            for i in units[key].terms:
+            found = units[key].terms
+            if self.units.is_html(key[0]):  # ``two <code>int</code>s`` shows "two ints"
+                found = found | {t.index for t in terms if t.regex.search(text)}
+            for i in found:
                 tf = len(by_index[i].regex.findall(text))
                 score += weighted[i] * tf * (BM25_K1 + 1) / (tf + norm)
             scores[key] = (score + named.get(key, 0.0)) * factor[key]

@@ -83,6 +83,24 @@ def test_a_member_summary_ranks_below_the_entries_it_repeats(docs_repo: Path):
     assert "method-summary" not in demoted[:2]
 
 
+def test_a_word_split_by_tags_in_an_html_page_counts_as_the_page_shows_it(tmp_path: Path):
+    """``two <code>int</code>s`` reads "two ints"; rg, reading the source, never sees it."""
+
+    def entry(kind: str) -> str:
+        return (
+            f'<section class="detail" id="append({kind},{kind})"><h3>append</h3>\n'
+            f"<div>public Builder append({kind} lhs, {kind} rhs)</div>\n"
+            f'<div class="block">Appends to the builder the comparison of\n'
+            f" two <code>{kind}</code>s.</div></section>\n"
+        )
+
+    page = f"<html><body><main>{entry('long')}{entry('int')}{entry('short')}</main></body></html>"
+    repo = write(tmp_path, {"docs/Builder.html": page})
+    for kind in ("int", "short", "long"):
+        found = search(repo, f"Appends to the builder the comparison of two {kind}s.")
+        assert found.blocks[0].anchor == f"append({kind},{kind})"
+
+
 def test_html_sections_come_back_with_their_anchor(docs_repo: Path):
     result = search(docs_repo, "proxy server for every request", kind="docs")
     check_blocks(docs_repo, result, 4096)
