@@ -9,9 +9,9 @@ are then scored by BM25 over their whole text, each term counted by its own patt
 a stemmed keyword counts every form rg matched; an HTML unit counts every term in the
 text it shows, where a word its source splits with tags is whole) and weighted by the
 plan. Units outside the pool follow in the first order: nothing is cut before fusion. A
-unit of a test file
-scores ``test_weight`` times as much, unless the question speaks of tests: a test calls
-the API it tests many times and would outrank the API's own definition by term counts.
+unit of a test file scores ``test_weight`` times as much, unless the question speaks of
+tests: a test calls the API it tests many times and would outrank the API's own
+definition by term counts.
 A member summary (Javadoc's method summary) scores ``summary_weight`` times as much: it
 repeats each entry's first sentence, and the entry itself says more.
 """
