@@ -11,9 +11,9 @@ text it shows, where a word its source splits with tags is whole) and weighted b
 plan. Units outside the pool follow in the first order: nothing is cut before fusion. A
 unit of a test file scores ``test_weight`` times as much, unless the question speaks of
 tests: a test calls the API it tests many times and would outrank the API's own
-definition by term counts.
-A member summary (Javadoc's method summary) scores ``summary_weight`` times as much: it
-repeats each entry's first sentence, and the entry itself says more.
+definition by term counts. A member summary (Javadoc's method summary) scores
+``summary_weight`` times as much: it repeats each entry's first sentence, and the entry
+itself says more.
 """
 
 from __future__ import annotations
