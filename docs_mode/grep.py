@@ -6,8 +6,8 @@ is attributed to the terms whose pattern it matches, then to the unit (section,
 docstring or definition) that contains it. Units are first ranked by which terms they
 contain (term weight × inverse unit frequency over the repository); the best ``pool``
 are then scored by BM25 over their whole text, each term counted by its own pattern (so
-a stemmed keyword counts every form rg matched; an HTML unit counts every term in the
-text it shows, where a word its source splits with tags is whole) and weighted by the
+a stemmed keyword counts every form rg matched; the first HTML units count every term in
+the text they show, where a word the source splits with tags is whole) and weighted by the
 plan. Units outside the pool follow in the first order: nothing is cut before fusion. A
 unit of a test file scores ``test_weight`` times as much, unless the question speaks of
 tests: a test calls the API it tests many times and would outrank the API's own
@@ -41,6 +41,9 @@ from greprag.routes import QueryStats, RouteHits, RouteRequest
 
 __all__ = ["SectionGrepRoute", "is_test_file", "speaks_of_tests"]
 
+# the first units of the pool whose shown HTML text is read for terms rg missed there (a
+# word split by tags): where the first blocks come from; reading all 100 cost flask 5 ms
+SHOWN_TEXT_UNITS = 30
 INSIDE_HEAD = 2  # names are read for words inside them in this many pools of the order
 
 MAX_LISTED_FILES = 6000  # beyond this the argv grows past what is safe to pass
@@ -427,13 +430,14 @@ class SectionGrepRoute:
         average = sum(lengths.values()) / len(lengths)
         by_index = {t.index: t for t in terms}
         scores: dict[tuple[str, int], float] = {}
+        shown = set(pool[:SHOWN_TEXT_UNITS])
         for key in pool:
             text = units[key].unit.text
             norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / average)
             score = 0.0
             found = units[key].terms
-            if self.units.is_html(key[0]):  # ``two <code>int</code>s`` shows "two ints"
-                found = found | {t.index for t in terms if t.regex.search(text)}
+            if key in shown and self.units.is_html(key[0]):  # ``two <code>int</code>s``
+                found = found | set(_found([t for t in terms if t.index not in found], text))
             for i in found:
                 tf = len(by_index[i].regex.findall(text))
                 score += weighted[i] * tf * (BM25_K1 + 1) / (tf + norm)
