@@ -363,8 +363,7 @@ def go_receiver_probes(ctx: LocalContext, imported: dict[str, str], weight: floa
     if receiver is None:
         return []
     name = receiver.group(1)
-    above = reversed(ctx.before.split("\n"))
-    header = _GO_METHOD_HEADER.match(next((line for line in above if line.startswith("func")), ""))
+    header = _GO_METHOD_HEADER.match(ctx.function_signature or "")
     own = header is not None and header.group(1) == name  # the method's receiver
     type_name = header.group(2) if own else ctx.assignments.get(name) or ctx.annotations.get(name)
     if not type_name or not IDENTIFIER_RE.fullmatch(type_name):

@@ -299,7 +299,8 @@ def test_a_go_value_of_a_type_of_its_own_package_is_probed_for_the_type_s_method
     in_method = "package cmd\n\nfunc (c *Command) Run() {\n\tc."
     local = 'package cmd\n\nfunc run() {\n\tsub := &Command{Use: "sub"}\n\tsub.'
     unknown = "package cmd\n\nfunc run(x int) {\n\tc."
-    for before, expected in [(in_method, 1), (local, 1), (unknown, 0)]:
+    after = "package cmd\n\nfunc (c *Command) Run() {\n}\n\nvar names = c."  # outside it
+    for before, expected in [(in_method, 1), (local, 1), (unknown, 0), (after, 0)]:
         ctx = build_local_context(before, path="cmd/run.go", lang="go", line=4)
         probes = [
             q for q in OfflineRouter().plan(ctx, {}).queries if q.pattern.startswith("^func\\s+\\(")
