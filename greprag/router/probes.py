@@ -342,10 +342,7 @@ def go_package_probes(ctx: LocalContext, imported: dict[str, str], weight: float
         for ref in ctx.imports
         if (path := imported.get(ref.local_name)) and typed.endswith(f"{ref.local_name}.")
     ]
-    return [
-        Query(_GO_EXPORTED, "method", False, "go", ANY_NAME, "import", weight, 4, (folder,))
-        for folder in dict.fromkeys(folders)
-    ]
+    return [_go_folder_probe(_GO_EXPORTED, folder, weight) for folder in dict.fromkeys(folders)]
 
 
 # the header of a Go method: its receiver's name and type (``func (c *Command) Name(``)
@@ -377,7 +374,12 @@ def go_receiver_probes(ctx: LocalContext, imported: dict[str, str], weight: floa
             return []  # a package from outside the repository
         folder = folder_entry(path)
     pattern = rf"^func\s+\(\w+\s+\*?{type_name}(?:\[[^\]]*\])?\)\s*([A-Za-z_]\w*)"
-    return [Query(pattern, "method", False, "go", ANY_NAME, "import", weight, 4, (folder,))]
+    return [_go_folder_probe(pattern, folder, weight)]
+
+
+def _go_folder_probe(pattern: str, folder: str, weight: float) -> Query:
+    """Every name ``pattern`` declares (its first group) in the Go files of ``folder``."""
+    return Query(pattern, "method", False, "go", ANY_NAME, "import", weight, 4, (folder,))
 
 
 def _first_use_probe(names: Sequence[str], lang_name: str | None, weight: float) -> Query:
