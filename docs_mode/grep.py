@@ -430,13 +430,12 @@ class SectionGrepRoute:
         average = sum(lengths.values()) / len(lengths)
         by_index = {t.index: t for t in terms}
         scores: dict[tuple[str, int], float] = {}
-        shown = set(pool[:SHOWN_TEXT_UNITS])
-        for key in pool:
+        for rank, key in enumerate(pool):
             text = units[key].unit.text
             norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / average)
             score = 0.0
             found = units[key].terms
-            if key in shown and self.units.is_html(key[0]):  # ``two <code>int</code>s``
+            if rank < SHOWN_TEXT_UNITS and self.units.is_html(key[0]):  # ``two <code>int</code>s``
                 found = found | set(_found([t for t in terms if t.index not in found], text))
             for i in found:
                 tf = len(by_index[i].regex.findall(text))
