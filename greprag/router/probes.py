@@ -17,6 +17,7 @@ from greprag.context import ImportRef, LocalContext, untyped_receiver
 from greprag.languages import (
     IDENTIFIER_RE,
     USAGE,
+    Language,
     escape_identifier,
     get_language,
     is_generic,
@@ -204,8 +205,21 @@ def test_subject_probes(ctx: LocalContext, weight: float) -> list[Query]:
     if tested:
         name = tested.group(1) or tested.group(2)
         if not is_generic(name) and name not in lang.keywords:
-            probes.append(definition(name, "class", ctx.lang, weight))
+            probes.append(_tested_definition(name, lang, weight))
     return probes
+
+
+def _tested_definition(name: str, lang: Language, weight: float) -> Query:
+    """The definition of what a test class names: a class (``ProgressBarTest``), or in
+    Python, where a test class per function is common, also that function
+    (``InterleaveLongestTests``: ``interleave_longest``), as an import's probe finds
+    either."""
+    function = "_".join(part.lower() for part in _CAMEL_PART.findall(name))
+    if lang.import_probe is None or lang.name != "python" or function == name:
+        return definition(name, "class", lang.name, weight)
+    pattern = lang.import_probe.replace("{names}", _alternation([name, function]))
+    identifier = f"{name},{function}"
+    return Query(pattern, "class", False, lang.name, identifier, "definition", weight, 4)
 
 
 def subject_names(rest: str) -> list[str]:

@@ -231,11 +231,16 @@ def test_a_tests_expectations_give_the_names_they_expect_of():
 def test_router_probes_the_class_a_test_class_names():
     python = "class TestProgressBar:\n    def test_render(self):\n        bar = make()\n        "
     _, plan = _plan(python, "python")
-    subject = [q for q in plan.queries if q.identifier == "ProgressBar"]
+    subject = [q for q in plan.queries if q.identifier == "ProgressBar,progress_bar"]
     assert [(q.kind, q.purpose, q.weight) for q in subject] == [
         ("class", "definition", RouterWeights().test_subject)
     ]
     assert re.search(subject[0].pattern, "class ProgressBar(t.Generic[V]):")
+    assert re.search(subject[0].pattern, "def progress_bar(iterable, length=None):")
+    assert not re.search(subject[0].pattern, "    bar = progress_bar(items)")
+    _, per_function = _plan(python.replace("TestProgressBar", "InterleaveLongestTests"), "python")
+    probe = next(q for q in per_function.queries if q.identifier.endswith(",interleave_longest"))
+    assert re.search(probe.pattern, "def interleave_longest(*iterables):")
     java = "class StringUtilsTest {\n  @Test\n  void blanks() {\n    int n = "
     _, plan = _plan(java, "java")
     assert any(q.identifier == "StringUtils" and q.kind == "class" for q in plan.queries)
