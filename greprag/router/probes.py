@@ -70,6 +70,7 @@ _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 SUBJECT_PARTS = 6  # a test name's first parts that subjects are made of
 SUBJECT_RUN = 3  # parts in one subject at most: ``format_progress_line``
 SUBJECT_NAMES = 8  # subjects probed, the longest first
+TESTED_NAMES = SUBJECT_PARTS  # a test class's name and its prefixes probed as classes
 MIN_SUBJECT_CHARS = 4
 MIN_LONE_SUBJECT_CHARS = 6  # a one-word subject: ``copy`` or ``write`` has overloads galore
 # words that join a test name's subject to its condition (``test_parse_with_empty``):
@@ -210,16 +211,22 @@ def test_subject_probes(ctx: LocalContext, weight: float) -> list[Query]:
 
 
 def _tested_definition(name: str, lang: Language, weight: float) -> Query:
-    """The definition of what a test class names: a class (``ProgressBarTest``), or in
-    Python, where a test class per function is common, also that function
-    (``InterleaveLongestTests``: ``interleave_longest``), as an import's probe finds
-    either."""
-    function = "_".join(part.lower() for part in _CAMEL_PART.findall(name))
-    if lang.import_probe is None or lang.name != "python" or function == name:
+    """The definition of what a test class names: a class (``ProgressBarTest``), the
+    class its name starts with when it tests one feature of it (``ArrayUtilsInsertTest``:
+    ``ArrayUtils``; two words at least), and in Python, where a test class per function
+    is common, the function (``InterleaveLongestTests``: ``interleave_longest``)."""
+    parts = list(_CAMEL_PART.finditer(name))
+    names = [name, *(name[: part.end()] for part in reversed(parts[1:-1]))][:TESTED_NAMES]
+    if lang.name == "python":
+        names.append("_".join(part.group().lower() for part in parts))
+    names = [n for n in dict.fromkeys(names) if not is_generic(n)]
+    template = lang.definition.get("class")
+    if len(names) <= 1 or template is None:
         return definition(name, "class", lang.name, weight)
-    pattern = lang.import_probe.replace("{names}", _alternation([name, function]))
-    identifier = f"{name},{function}"
-    return Query(pattern, "class", False, lang.name, identifier, "definition", weight, 4)
+    if lang.import_probe is not None:  # a class, or a function, at the module's margin
+        template = lang.import_probe.replace("{names}", "{name}")
+    pattern = template.replace("{name}", _alternation(names))
+    return Query(pattern, "class", False, lang.name, ",".join(names), "definition", weight, 4)
 
 
 def subject_names(rest: str) -> list[str]:

@@ -244,6 +244,10 @@ def test_router_probes_the_class_a_test_class_names():
     java = "class StringUtilsTest {\n  @Test\n  void blanks() {\n    int n = "
     _, plan = _plan(java, "java")
     assert any(q.identifier == "StringUtils" and q.kind == "class" for q in plan.queries)
+    _, feature = _plan(java.replace("StringUtilsTest", "ArrayUtilsInsertTest"), "java")
+    probe = next(q for q in feature.queries if q.identifier == "ArrayUtilsInsert,ArrayUtils")
+    assert re.search(probe.pattern, "public class ArrayUtils {")
+    assert not re.search(probe.pattern, "public class Array {")  # one word names too much
     ctx, tester = _plan("class Tester:\n    def run(self):\n        x = 1\n        ", "python")
     assert tester.queries == OfflineRouter().plan(replace(ctx, enclosing_class="Runner")).queries
 
