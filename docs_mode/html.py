@@ -125,6 +125,18 @@ def _javadoc_detail(el) -> bool:
     return el.tag == "section" and "detail" in _classes(el) and bool(el.get("id"))
 
 
+def _older_javadoc_member(el) -> str | None:
+    """The anchor of a JDK 8-11 Javadoc member: a list item opening on its ``<h4>``, in a
+    list right after ``<a id="send(Request)">`` (``name`` in JDK 8); None for anything
+    else."""
+    if el.tag != "li" or not len(el) or el[0].tag != "h4":
+        return None
+    marker = el.getparent().getprevious()
+    if marker is None or marker.tag != "a":
+        return None
+    return marker.get("id") or marker.get("name")
+
+
 _SUMMARY_TAGS = words("section div table ul dl")
 MIN_SUMMARY_LINKS = 3
 
@@ -184,7 +196,11 @@ class _Reader:
             self._entries(el)
             return
         if _javadoc_detail(el):
-            self._detail(el)
+            self._detail(el, el.get("id"))
+            return
+        anchor = _older_javadoc_member(el)
+        if anchor:
+            self._detail(el, anchor)
             return
         if el.sourceline and _member_summary(el):
             self.summaries.append((el.sourceline, _line_after(el, self.last)))
@@ -236,11 +252,12 @@ class _Reader:
         if opened:
             self.pending_ends += 1
 
-    def _detail(self, section) -> None:
-        """A Javadoc member: its heading names the entry; the section's id is the anchor."""
+    def _detail(self, section, anchor: str) -> None:
+        """A Javadoc member (its ``<section>``, or an older Javadoc's list item): its
+        heading names the entry, ``anchor`` is the member's id."""
         heading = next((c for c in section if isinstance(c.tag, str) and c.tag in _HEADINGS), None)
-        title = _text(heading) if heading is not None else section.get("id")
-        self.builder.entry(self._line(section), title[:MAX_TITLE], section.get("id"))
+        title = _text(heading) if heading is not None else anchor
+        self.builder.entry(self._line(section), title[:MAX_TITLE], anchor)
         for child in section:
             if isinstance(child.tag, str):
                 if child is heading:

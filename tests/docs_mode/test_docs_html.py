@@ -99,6 +99,40 @@ def test_javadoc_members_are_entries_named_by_their_section_id():
     assert all("Package" not in s.text or s.breadcrumb == () for s in found if s.kind == "entry")
 
 
+def test_older_javadoc_members_are_entries_named_by_the_anchor_before_them():
+    """JDK 8-11 Javadoc: ``<a id>`` (``name`` in JDK 8), then a list whose item opens on
+    the member's ``<h4>``; a short member is not merged into the next one."""
+    page = """<html><body><main>
+<h3>Method Detail</h3>
+<a id="close()">
+</a>
+<ul class="blockList">
+<li class="blockList">
+<h4>close</h4>
+<pre class="methodSignature">public void close()</pre>
+<div class="block">Closes the stream.</div>
+</li>
+</ul>
+<a name="copy(java.io.File)">
+</a>
+<ul class="blockListLast">
+<li class="blockList">
+<h4>copy</h4>
+<div class="block">Copies a whole directory to a new location.</div>
+</li>
+</ul>
+<ul class="blockList"><li class="blockList"><h4>Fields</h4><p>No anchor before it.</p></li></ul>
+</main></body></html>"""
+    found = html_sections("FileUtils.html", page)
+    entries = [
+        (s.anchor, s.start_line, s.end_line, s.breadcrumb[-1]) for s in found if s.kind == "entry"
+    ]
+    assert entries == [("close()", 6, 14, "close"), ("copy(java.io.File)", 15, 19, "copy")]
+    close = next(s for s in found if s.anchor == "close()")
+    assert "Closes the stream." in close.text and "Copies" not in close.text
+    assert all(s.kind != "entry" for s in found if "No anchor" in s.text)
+
+
 def test_a_member_summary_is_marked_as_one_and_the_entries_stay_entries():
     _, found = sections("Session.html")
     summary = [s for s in found if s.kind == "summary"]
