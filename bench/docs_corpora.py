@@ -86,6 +86,25 @@ DOCS_CORPORA: tuple[DocsCorpus, ...] = (
         drop=("usr/share/doc/libcommons-lang3-java/api/src-html/",),
         strip="usr/share/doc/libcommons-lang3-java/api/",
     ),
+    # held out: added in the thirty-sixth session, after docs mode's tuning on the above
+    DocsCorpus(
+        "jinja2-html",
+        "debian",
+        "python-jinja2-doc",
+        "3.1.2-1+deb12u3",
+        keep=("usr/share/doc/python-jinja2-doc/html/",),
+        drop=("usr/share/doc/python-jinja2-doc/html/_",),
+        strip="usr/share/doc/python-jinja2-doc/html/",
+    ),
+    DocsCorpus(
+        "commons-io-javadoc",
+        "debian",
+        "libcommons-io-java-doc",
+        "2.11.0-2",
+        keep=("usr/share/doc/libcommons-io-java/api/org/",),
+        drop=("usr/share/doc/libcommons-io-java/api/src-html/",),
+        strip="usr/share/doc/libcommons-io-java/api/",
+    ),
 )
 
 

@@ -8,8 +8,9 @@ Kinds:
   the question is the first sentence of its description, the gold is the directive line;
 - ``markdown``: a Markdown section; the question is the first sentence of its first
   paragraph without the heading's words, the gold is the heading line;
-- ``html``: a Sphinx entry (``<dt id>``) or a Javadoc member (``<section class="detail">``)
-  of a built manual; the gold is that element's line;
+- ``html``: a Sphinx entry (``<dt id>``) or a Javadoc member (``<section class="detail">``,
+  or an older Javadoc's ``blockList`` item) of a built manual; the gold is that element's
+  line (the older item's: its ``<h4>``);
 - ``code``: a documented Python function or class; the question is its docstring's first
   sentence, the gold is its ``def``/``class`` line;
 - ``words``: the same definitions whose names join two or more words; the question is
@@ -182,7 +183,8 @@ def markdown_questions(root: Path, corpus: str) -> list[Question]:
 
 
 def html_questions(root: Path, corpus: str) -> list[Question]:
-    """From Sphinx ``<dt id>`` entries and Javadoc ``<section class="detail">`` members."""
+    """From Sphinx ``<dt id>`` entries and Javadoc members: ``<section class="detail">``
+    (JDK 17), ``<a id>`` before a ``blockList`` item with an ``<h4>`` (JDK 9-11)."""
     from lxml import etree
 
     found = []
@@ -205,6 +207,13 @@ def html_questions(root: Path, corpus: str) -> list[Question]:
             if block and heading:
                 name = "".join(heading[0].itertext()).strip()
                 entries.append((section.sourceline, name, section.get("id"), block[0]))
+        for item in tree.xpath("//ul[contains(@class, 'blockList')]/li[h4]"):  # JDK 9-11
+            block = item.xpath("./div[contains(@class, 'block')]")
+            marker = item.getparent().getprevious()
+            if block and marker is not None and marker.tag == "a" and marker.get("id"):
+                heading = item.find("h4")
+                name = "".join(heading.itertext()).strip()
+                entries.append((heading.sourceline, name, marker.get("id"), block[0]))
         for line, name, anchor, element in entries:
             question = _question("".join(element.itertext()), [name, anchor.split("(")[0]])
             if question:

@@ -52,6 +52,11 @@ HTML = """<html><body><div class="body" role="main">
 <h3>send</h3>
 <div class="block">Sends one request and waits for its response from the remote server.</div>
 </section>
+<a id="close()"></a>
+<ul class="blockList"><li class="blockList">
+<h4>close</h4>
+<div class="block">Closes every pooled connection and forgets the cached credentials.</div>
+</li></ul>
 </div></body></html>
 """
 PY = '''def backoff_delay(attempt):
@@ -86,6 +91,7 @@ def test_questions_leave_the_name_out_and_point_at_the_documenting_line(tmp_path
     assert (md.line, md.name) == (3, "Retry Policy") and "retry" not in md.text.lower()
     html = {q.name: q for q in html_questions(root, "t")}
     assert html["make_token"].line == 3 and html["send"].line == 7
+    assert html["close"].line == 13 and html["close"].text.startswith("Closes every pooled")
     assert html["make_token"].text.startswith("Create a signed token")
     (code,) = code_questions(root, "t", "pkg")
     assert (code.name, code.line, code.path) == ("backoff_delay", 1, "pkg/net.py")
