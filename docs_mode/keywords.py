@@ -127,13 +127,16 @@ def phrase_pattern(phrase: str) -> str:
     return f"(?i){lead}{_PHRASE_GAP.join(parts)}{tail}"
 
 
-def joined_pattern(*words: str, stemming: bool = True) -> str:
+def joined_pattern(
+    *words: str, optional: frozenset[str] = frozenset(), stemming: bool = True
+) -> str:
     """Words as one name in any case, joined directly or by one space, ``_`` or ``-``:
     ``add`` + ``command`` finds ``AddCommand``, ``add_command``, ``ADD-COMMANDS`` and
     ``add command``. The name may go on past the last word at a capital, a digit or
     ``_`` (``AddCommandTo``), not at a lowercase letter (``add commandline`` is another
-    word); only the last word takes its other forms."""
-    return rf"\b{_joined(words, stemming)}(?:\b|[A-Z0-9_])"
+    word); only the last word takes its other forms. Words in ``optional`` before the
+    last may be left out: "not an error" finds ``NotAnError`` and ``NotError``."""
+    return rf"\b{_joined(words, stemming, optional)}(?:\b|[A-Z0-9_])"
 
 
 def inner_name_pattern(*words: str, stemming: bool = True) -> str:
@@ -146,11 +149,15 @@ def inner_name_pattern(*words: str, stemming: bool = True) -> str:
     return rf"{start}{_joined(words, stemming)}(?:\b|[A-Z0-9_])"
 
 
-def _joined(words: tuple[str, ...], stemming: bool) -> str:
+def _joined(words: tuple[str, ...], stemming: bool, optional: frozenset[str] = frozenset()) -> str:
     *head, last = words
-    return r"[\s_-]?".join(
-        [*(f"(?i:{escape_regex(w.lower())})" for w in head), f"(?i:{word_forms(last, stemming)})"]
-    )
+    parts = [
+        f"(?:(?i:{escape_regex(w.lower())})[\\s_-]?)?"
+        if w.lower() in optional
+        else f"(?i:{escape_regex(w.lower())})[\\s_-]?"
+        for w in head
+    ]
+    return "".join([*parts, f"(?i:{word_forms(last, stemming)})"])
 
 
 class _Terms:
@@ -296,7 +303,8 @@ def _named_question(question: str, p: DocsProfile) -> list[Term]:
     template" ``SetVersionTemplate`` (no pair of their words would: stop words break
     pairs). None for a longer question or one with names, numbers or quotes."""
     tokens = _TOKEN.findall(question)
-    plain = [w for token in tokens for w in token.split("-") if w.lower() not in _ARTICLES]
+    every = [w.lower() for token in tokens for w in token.split("-")]
+    plain = [w for w in every if w not in _ARTICLES]
     if (
         p.joined_weight <= 0
         or not 2 <= len(plain) <= MAX_NAME_WORDS
@@ -306,9 +314,10 @@ def _named_question(question: str, p: DocsProfile) -> list[Term]:
         or _QUOTED.search(question)
     ):
         return []
-    words = [w.lower() for w in plain]
-    pattern = joined_pattern(*words, stemming=p.stemming)
-    return [Term(" ".join(words), "phrase", p.joined_weight, pattern)]
+    while every[-1] in _ARTICLES:
+        every.pop()
+    pattern = joined_pattern(*every, optional=_ARTICLES, stemming=p.stemming)
+    return [Term(" ".join(plain), "phrase", p.joined_weight, pattern)]
 
 
 def _joined_terms(neighbours: list[tuple[str, str]], p: DocsProfile) -> list[Term]:

@@ -137,12 +137,16 @@ def test_neighbouring_words_are_also_searched_as_one_name():
 
 
 def test_a_short_question_is_also_searched_as_one_name_stop_words_and_all():
-    cases = {  # question, the name it is searched as (articles left out), a definition
+    cases = {  # question, the name it is searched as (articles optional), a definition
         "no such option": ("no such option", "class NoSuchOption(UsageError):"),
         "is naive": ("is naive", "def is_naive(value):"),
         "set the version template": (
             "set version template",
             "func (c *Command) SetVersionTemplate(",
+        ),
+        "not an attrs class error": (
+            "not attrs class error",
+            "class NotAnAttrsClassError(ValueError):",
         ),
     }
     for question, (name, definition) in cases.items():
@@ -151,6 +155,8 @@ def test_a_short_question_is_also_searched_as_one_name_stop_words_and_all():
         assert re.search(named.pattern, definition), question
         validate_query({"pattern": named.pattern, "fixed": False}, default_lang=None)
     assert not re.search(terms("no such option")[("phrase", "no such option")].pattern, "no option")
+    the = terms("set the version template")[("phrase", "set version template")].pattern
+    assert re.search(the, "set_the_version_template") and not re.search(the, "SetAVersionTemplate")
     for longer_or_named in ("how do I add a new command", "is `value` naive", "retry 3 times"):
         assert not any(len(t.split()) > 2 for kind, t in terms(longer_or_named) if kind == "phrase")
 
