@@ -13,7 +13,8 @@ unit of a test file scores ``test_weight`` times as much, unless the question sp
 tests: a test calls the API it tests many times and would outrank the API's own
 definition by term counts. A member summary (Javadoc's method summary) scores
 ``summary_weight`` times as much: it repeats each entry's first sentence, and the entry
-itself says more.
+itself says more; a type stub's (``.pyi``) unit ``stub_weight`` times: it repeats the
+signatures of the code beside it, without their docstrings.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ _TEST_FILE = re.compile(
     r"|(?:^|/)(?:tests|__tests__|src/test)/"
 )
 
+_STUBS = (".pyi", ".d.ts")  # type stubs: a module's signatures again, without docstrings
 
 # a question speaks of tests when one of its words or name parts starts with "test" (tests,
 # TestCase, tested) or names a test tool (unittest, pytest, doctest); "latest" does not
@@ -315,12 +317,16 @@ class SectionGrepRoute:
         self, units: dict[tuple[str, int], _UnitHits], terms: list[_Term]
     ) -> dict[str, float]:
         """Per path of ``units``, what its units' scores are multiplied by: ``test_weight``
-        for a test file, unless a term of the question speaks of tests."""
+        for a test file, unless a term of the question speaks of tests; ``stub_weight``
+        for a type stub."""
         down = self.profile.test_weight
         if any(speaks_of_tests(t.query.identifier) for t in terms):
             down = 1.0
-        paths = {path for path, _ in units}
-        return {p: down if down != 1.0 and is_test_file(p) else 1.0 for p in paths}
+        stub = self.profile.stub_weight
+        return {
+            p: (down if is_test_file(p) else 1.0) * (stub if p.endswith(_STUBS) else 1.0)
+            for p in {path for path, _ in units}
+        }
 
     def _named(
         self,

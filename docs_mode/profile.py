@@ -48,6 +48,7 @@ class DocsProfile:
     max_block_share: float = 0.25
     pool: int = 100
     test_weight: float = 0.5
+    stub_weight: float = 0.5
     summary_weight: float = 0.5
     title_weight: float = 1.0
     name_factor: float = 1.5

@@ -217,6 +217,26 @@ def test_a_test_file_ranks_below_the_code_it_tests_unless_tests_are_asked_for(tm
     assert even.blocks[0].path == "tests/test_group.py"
 
 
+def test_a_type_stub_ranks_below_the_module_it_types(tmp_path: Path):
+    overloads = "".join(
+        f"@overload\ndef instance_of(type: type[_T{i}]) -> _ValidatorType[_T{i}]: ...\n"
+        for i in range(4)
+    )
+    repo = write(
+        tmp_path / "repo",
+        {
+            "attr/validators.py": "def instance_of(type):\n"
+            '    """A validator that raises a TypeError if the initializer is called with a\n'
+            '    wrong type for this particular attribute."""\n'
+            "    return _InstanceOfValidator(type)\n",
+            "attr/validators.pyi": "from typing import overload\n\n" + overloads,
+        },
+    )
+    assert search(repo, "instance of").blocks[0].path == "attr/validators.py"
+    even = search_with(repo, "instance of", stub_weight=1.0)
+    assert even.blocks[0].path == "attr/validators.pyi"
+
+
 def test_test_files_are_known_by_their_names_and_folders_not_by_a_test_package():
     tests = ["tests/test_api.py", "pkg/api_test.go", "src/test/java/a/FooTest.java", "b.test.ts"]
     tests += ["ui/x.spec.jsx", "conftest.py", "app/tests.py", "__tests__/a.js", "foo_spec.rb"]
