@@ -88,6 +88,10 @@ DOCS_CORPORA: tuple[DocsCorpus, ...] = (
     ),
     # held out: added in the thirty-sixth session, after docs mode's tuning on the above
     DocsCorpus(
+        "werkzeug", "pypi", "werkzeug", "3.1.3", keep=("docs/", "src/"), code="src/werkzeug"
+    ),
+    DocsCorpus("attrs", "pypi", "attrs", "26.1.0", keep=("docs/", "src/"), code="src/attr"),
+    DocsCorpus(
         "jinja2-html",
         "debian",
         "python-jinja2-doc",
