@@ -31,6 +31,7 @@ __all__ = [
     "harvest",
     "open_call",
     "rank",
+    "receiver_call",
     "self_member",
     "targets",
     "word_start_groups",
@@ -372,12 +373,14 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
                 )
         if last not in ("self", "this", "cls"):
             found.append(Name(last, "variable", w.receiver, reasons=["receiver"]))
-    elif returned:  # a getter's result is the receiver: its type, the getter
+    elif returned:  # a call's result is the receiver: the callee (and a getter's type)
         callee, partial = returned.group(1), returned.group(2)
         getter = _GETTER_RE.fullmatch(callee)
         if getter:
             found.append(Name(getter.group(1), "class", w.receiver_type, reasons=["getter type"]))
-            found.append(Name(callee, "method", w.receiver, called=True, reasons=["getter"]))
+        if getter or not is_generic(callee):
+            reason = "getter" if getter else "receiver call"
+            found.append(Name(callee, "method", w.receiver, called=True, reasons=[reason]))
     else:
         word = _PARTIAL_RE.search(prefix)
         lang = get_language(ctx.lang)
@@ -407,6 +410,17 @@ def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
                 Name(stem, "class", w.bound_name, fragment="suffix", reasons=["bound name"])
             )
     return found
+
+
+def receiver_call(ctx: LocalContext) -> str | None:
+    """The method whose result the cursor's member access is on: ``setQuoteMode`` after
+    ``builder().setQuoteMode(ALL).``, the chain read over the lines above when it goes on
+    from them; None on any other receiver."""
+    prefix = STRING_LITERAL_RE.sub('""', _chained_prefix(ctx))
+    if _RECEIVER_RE.search(prefix):
+        return None
+    call = _CALL_RECEIVER_RE.search(prefix)
+    return call.group(1) if call else None
 
 
 def _chained_prefix(ctx: LocalContext, max_lines: int = 4) -> str:

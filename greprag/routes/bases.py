@@ -202,7 +202,8 @@ def locate_class(
     subclass: int = 0,
 ) -> ClassSite | None:
     """Where the class written ``dotted`` in ``path`` is defined: in that file, in the
-    file an import points to, or (Java) beside it in its package. ``subclass``: the line
+    file an import points to, or (Java) beside it in its package, or (Java) inside the
+    class that qualifies it (``CSVFormat.Builder``) wherever that is. ``subclass``: the line
     of the header that names it, never its definition (``class Model(Model)``, the base
     imported under the same name)."""
     head, _, name = dotted.rpartition(".")
@@ -227,6 +228,10 @@ def locate_class(
         if files.known is None or beside in files.known:
             found = _class_line(lines_of(beside), name, lang)
             return ClassSite(name, beside, found) if found else None
+    elif lang == "java" and "." not in head:  # ``Outer.Inner``, Outer not imported
+        outer = locate_class(head, path, lines, lang, lines_of, files)
+        found = _class_line(lines_of(outer.path), name, lang) if outer else None
+        return ClassSite(name, outer.path, found) if outer and found else None
     return None
 
 

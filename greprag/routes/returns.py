@@ -1,22 +1,27 @@
 """The class a receiver's factory returns.
 
 ``es = http.parse_etags(value)`` and then ``es.``: the router probes ``def parse_etags``,
-whose signature says ``-> ds.ETags``; the members wanted are ETags'. The imports of the
-file that defines the function say which file defines the class, so the grep route
-takes that class's header line as found, without a search (as for bases,
+whose signature says ``-> ds.ETags``; the members wanted are ETags'. In Java, a call is
+the receiver (``CSVFormat.builder().setQuoteMode(ALL).``): the probe of the called
+method finds ``public Builder setQuoteMode(...)``, and Builder's members are wanted. The
+imports of the file that defines the method say which file defines the class, so the
+grep route takes that class's header line as found, without a search (as for bases,
 ``routes.bases``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from greprag.context import LocalContext, member_receiver
+from greprag.languages import words
 from greprag.models import Candidate, QueryPlan
+from greprag.router.names import receiver_call
 from greprag.routes.bases import ClassSite, LinesOf, RepoFiles, locate_class
 
-__all__ = ["returned_class", "returned_classes"]
+__all__ = ["java_returned_class", "returned_class", "returned_classes"]
 
 SIGNATURE_LINES = 8  # a def's lines read for its return annotation
 BODY_LINES = 40  # an unannotated def's lines read for its first return
@@ -26,6 +31,12 @@ _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _RETURN = re.compile(r"^\s*(return|yield)\b\s*(?:([A-Za-z_][\w.]*)\s*\()?")
 _NOT_CLASSES = frozenset({"None", "Self", "Any", "object", "NoReturn", "Never"})
+_NOT_JAVA_CLASSES = words("void boolean byte char short int long float double var new return")
+# the type written before a method's name: ``Builder``, ``CSVFormat.Builder<T>``, ``Map<K,
+# List<V>>`` (generics nested once), then ``[]`` for an array
+_JAVA_RETURN = (
+    r"([A-Za-z_$][\w$.]*)\s*(?:<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>)?\s*((?:\[\s*\])*)\s+{name}\s*\("
+)
 
 
 def returned_classes(
@@ -35,10 +46,17 @@ def returned_classes(
     lines_of: LinesOf,
     files: RepoFiles,
 ) -> list[ClassSite]:
-    """In Python, on ``x.`` with ``x = factory(...)`` in view: the in-repo classes the
-    factory's definitions (hits of the plan's probe of it) return."""
-    receiver = member_receiver(ctx) if ctx.lang == "python" else None
-    callee = ctx.assignments.get(receiver or "")
+    """The in-repo classes a factory's definitions (hits of the plan's probe of it)
+    return: in Python, on ``x.`` with ``x = factory(...)`` in view; in Java, on
+    ``factory(...).``."""
+    if ctx.lang == "python":
+        callee = ctx.assignments.get(member_receiver(ctx) or "")
+        returned: Callable[[Sequence[str], int], str | None] = returned_class
+    elif ctx.lang == "java":
+        callee = receiver_call(ctx)
+        returned = partial(java_returned_class, name=callee or "")
+    else:
+        return []
     if not callee:
         return []
     factory = callee.rsplit(".", 1)[-1]
@@ -54,8 +72,8 @@ def returned_classes(
             continue
         for line in cand.match_lines:
             lines = lines_of(cand.path)
-            name = returned_class(lines, line)
-            site = locate_class(name, cand.path, lines, "python", lines_of, files) if name else None
+            name = returned(lines, line)
+            site = locate_class(name, cand.path, lines, ctx.lang, lines_of, files) if name else None
             if site is not None and site not in found:
                 found.append(site)
             seen += 1
@@ -86,6 +104,19 @@ def returned_class(lines: Sequence[str], line: int) -> str | None:
             name = returned.group(2)
             return name if name and name.rsplit(".", 1)[-1][:1].isupper() else None
     return None
+
+
+def java_returned_class(lines: Sequence[str], line: int, name: str) -> str | None:
+    """The class Java method ``name``, declared at ``line`` (1-based), returns: the type
+    written before its name (``Builder`` of ``public Builder setTrim(boolean trim)``,
+    ``CSVFormat.Builder``, ``List`` of ``List<String>``). None for a primitive, an array
+    or a type variable."""
+    header = " ".join(text.strip() for text in lines[max(0, line - 2) : line])
+    match = re.search(_JAVA_RETURN.format(name=re.escape(name)), header)
+    if match is None or match.group(2) or match.group(1) in _NOT_JAVA_CLASSES:
+        return None
+    type_name = match.group(1)
+    return None if len(type_name) == 1 else type_name
 
 
 def _annotated_class(annotation: str) -> str | None:

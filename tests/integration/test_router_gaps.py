@@ -373,6 +373,97 @@ def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_pat
     _reached_by_one_hop(repo, res, "ETags", "tags/structures/etag.py", r"def contains_weak")
 
 
+FLUENT = {
+    "src/main/java/org/csv/Format.java": (
+        "package org.csv;\n"
+        "\n"
+        "public final class Format {\n"
+        "    public static Builder builder() {\n"
+        "        return new Builder();\n"
+        "    }\n"
+        + "".join(
+            f"    public int option{i}() {{\n        return {i};\n    }}\n" for i in range(60)
+        )
+        + "\n"
+        "    public static class Builder {\n"
+        "        public Builder setQuote(char quote) {\n"
+        "            return this;\n"
+        "        }\n"
+        "\n"
+        "        public Builder setTrimEverything(boolean trim) {\n"
+        "            return this;\n"
+        "        }\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/test/java/org/csv/FormatTest.java": (
+        "package org.csv;\n"
+        "\n"
+        "public class FormatTest {\n"
+        "    public void quoted() {\n"
+        "        Object format = Format.builder()\n"
+        "            .setQuote('x')\n"
+        "            .setTrimEverything(true);\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_a_java_call_chain_reaches_the_class_its_last_call_returns(tmp_path):
+    """``Format.builder().setQuote('x').``: the probe of ``setQuote`` finds ``public
+    Builder setQuote(...)``, a class nested in another file's class, which joins as a
+    second hop."""
+    repo = written_repo(tmp_path / "fluent", FLUENT)
+    res = _retrieved(
+        repo, "src/test/java/org/csv/FormatTest.java", ".setTrimEverything", ".", similar=False
+    )
+    hop = [q for q in res.queries if q.purpose == "second hop"]
+    assert [(q.identifier, q.paths) for q in hop] == [
+        ("Builder", ("src/main/java/org/csv/Format.java",))
+    ]
+    wanted = line_of(repo, "src/main/java/org/csv/Format.java", r"class Builder")
+    assert covering(res, "src/main/java/org/csv/Format.java", wanted), describe(res)
+
+
+def test_a_java_call_returning_a_qualified_nested_class_reaches_it(tmp_path):
+    """``Formats.excelDefaults().``, returning ``Format.Builder``: Format is beside the
+    caller in its package (no import), and Builder is found inside it."""
+    files = {
+        **FLUENT,
+        "src/main/java/org/csv/Formats.java": (
+            "package org.csv;\n"
+            "\n"
+            "public final class Formats {\n"
+            "    public static Format.Builder excelDefaults() {\n"
+            "        return Format.builder();\n"
+            "    }\n"
+            "}\n"
+        ),
+        "src/test/java/org/csv/FormatsTest.java": (
+            "package org.csv;\n"
+            "\n"
+            "public class FormatsTest {\n"
+            "    public void copied() {\n"
+            "        Object format = Formats.excelDefaults().setTrimEverything(true);\n"
+            "    }\n"
+            "}\n"
+        ),
+    }
+    repo = written_repo(tmp_path / "fluent", files)
+    res = _retrieved(
+        repo,
+        "src/test/java/org/csv/FormatsTest.java",
+        ".setTrimEverything",
+        "excelDefaults().",
+        similar=False,
+    )
+    hop = [q for q in res.queries if q.purpose == "second hop"]
+    assert [(q.identifier, q.paths) for q in hop] == [
+        ("Builder", ("src/main/java/org/csv/Format.java",))
+    ]
+
+
 GRANDPARENT = {
     "kit/__init__.py": "",
     "kit/core.py": "class Core:\n    def describe_everything(self):\n        return repr(self)\n",

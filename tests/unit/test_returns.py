@@ -1,10 +1,11 @@
-"""routes.returns: the class a def returns, by its annotation or its first return."""
+"""routes.returns: the class a def returns, by its annotation or its first return, and the
+class a Java method returns, by the type before its name."""
 
 from __future__ import annotations
 
 import pytest
 
-from greprag.routes.returns import returned_class
+from greprag.routes.returns import java_returned_class, returned_class
 
 
 @pytest.mark.parametrize(
@@ -28,3 +29,21 @@ from greprag.routes.returns import returned_class
 )
 def test_returned_class(lines, expected):
     assert returned_class(lines, 1) == expected
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("    public Builder setQuote(final char quote) {", "Builder"),
+        ("public static <T> CSVFormat.Builder<T> create(", "CSVFormat.Builder"),
+        ("  static <K, V> Map<K, List<V>> create(", "Map"),
+        ("  public int create() {", None),
+        ("  public String[] create() {", None),
+        ("  public T create(int i) {", None),
+        ("    return create(x);", None),
+    ],
+)
+def test_the_class_a_java_method_returns_is_the_type_before_its_name(header, expected):
+    assert java_returned_class([header], 1, "create" if "create" in header else "setQuote") == (
+        expected
+    )
