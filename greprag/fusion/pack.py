@@ -118,6 +118,10 @@ def marked_forms(
     heads = [set(range(start, last + 1))] if last > first else []
     tried: list[set[int]] = []
     undecorated = [{first}] if first > start else []  # a long doc comment may not fit
+    nested = _nested_members(path, lines, item, first, headers) if item.type_hop else set()
+    if nested:  # a nested class's members: its outline, in the outer class's header
+        for kept in ({first} | around | nested, {first} | nested):
+            yield Form(_elide(lines, kept, start, end), of_class=True)
     for signature in [*heads, set(range(start, first + 1)), *undecorated]:
         keep = signature | around
         bare = signature | set(item.match_lines)  # the signature and matched lines alone
@@ -141,6 +145,23 @@ def _statement_end(lines: Sequence[str], first: int, end: int) -> int:
         if depth <= 0:
             return number
     return first
+
+
+def _nested_members(
+    path: str, lines: Sequence[str], item: MergedRange, first: int, headers: set[int]
+) -> set[int]:
+    """The header, closing line and member headers of each class nested in the range
+    whose header line matched (``class Builder`` inside ``class CSVFormat``, where a call
+    chain's type led): the outline wanted of a class too small a part of the range for
+    the range's own outline to show it."""
+    found: set[int] = set()
+    for hit in item.match_lines:
+        if hit == first or not _CLASS_HEADER.search(lines[hit - 1]):
+            continue
+        close = syntax.nested_class_end(path, lines, hit)
+        if close is not None:
+            found |= {hit, close} | {h for h in headers if hit < h <= close}
+    return found
 
 
 def _holds_class(lines: Sequence[str], first: int, headers: set[int]) -> bool:

@@ -110,6 +110,13 @@ def opens_members(path: str) -> bool:
     return spans_language(path, None) not in (None, "python")
 
 
+def nested_class_end(path: str, lines: Sequence[str], head: int) -> int | None:
+    """The line where the class declared on line ``head`` of ``path`` closes, in a braced
+    language (``scan.class_end``); None in Python or where the scan cannot tell."""
+    lang = spans_language(path, None)
+    return None if lang in (None, "python") else class_end(lines, lang, head)
+
+
 def members_whole(shown: Outlined, lines: Sequence[str], matched: frozenset[int]) -> str:
     """``shown``'s text with the members holding most of the lines ``matched`` (at least
     ``MIN_WHOLE_HITS`` each, at most ``MAX_WHOLE_MEMBERS``; the first on a tie) shown

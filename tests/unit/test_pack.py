@@ -104,6 +104,48 @@ def test_the_receivers_type_past_the_first_share_still_shows_its_member_signatur
     assert "compute_style_value" not in shown.text
 
 
+# a long Java class with a builder nested in it: the class is too long to outline
+FORMAT = [
+    "/** Formats. */",
+    "public final class Format {",
+    *[
+        line
+        for i in range(150)
+        for line in (
+            f"    /** Option {i}, described at length for the reader. */",
+            f"    public int option{i}(int value) {{",
+            f"        return value * {i} + compute(value, {i});",
+            "    }",
+        )
+    ],
+    "    public static class Builder {",
+    *[
+        line
+        for i in range(12)
+        for line in (
+            f"        public Builder setOption{i}(boolean on) {{",
+            "            return this;",
+            "        }",
+        )
+    ],
+    "    }",
+    "}",
+]
+
+
+def test_a_nested_class_the_receiver_has_shows_its_members_inside_a_long_class():
+    builder = FORMAT.index("    public static class Builder {") + 1
+    found = MergedRange("Format.java", 1, len(FORMAT), 1.0, "grep", match_lines={builder})
+    lines = {"Format.java": FORMAT}.__getitem__
+    plain = pack([found], lines, budget=4096, max_block_tokens=512).blocks[0]
+    assert "setOption11" not in plain.text
+    hop = replace(found, type_hop=True)  # the second hop to ``class Builder``
+    shown = pack([hop], lines, budget=4096, max_block_tokens=512).blocks[0]
+    assert "public final class Format {" in shown.text
+    assert all(f"public Builder setOption{i}(boolean on)" in shown.text for i in range(12))
+    assert "option149" not in shown.text and "return this;" not in shown.text
+
+
 def test_signatures_only_keeps_one_line_per_member():
     from greprag.fusion.pack import _signatures_only
 
