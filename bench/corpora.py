@@ -115,6 +115,12 @@ CORPORA: tuple[Corpus, ...] = (
             ("more-itertools", "more-itertools", "10.5.0"),
             ("dateutil", "python-dateutil", "2.9.0.post0"),
             ("cattrs", "cattrs", "24.1.2"),
+            # held out in the thirty-sixth session: measured once, at the end of its tuning
+            ("h11", "h11", "0.14.0"),
+            ("toolz", "toolz", "1.0.0"),
+            ("pluggy", "pluggy", "1.5.0"),
+            ("tomlkit", "tomlkit", "0.13.2"),
+            ("boltons", "boltons", "24.1.0"),
         )
     ),
     *(
@@ -156,6 +162,25 @@ CORPORA: tuple[Corpus, ...] = (
                 "pool/main/m/mockito/mockito_2.23.0.orig.tar.xz",
                 "2.23.0",
                 "b9f76525f44797e0f63a24ecaf8e0574868cce1c5a4a3d1d712e050418d3c5dd",
+            ),
+            # held out in the thirty-sixth session, as the Python five above
+            (
+                "joda-time",
+                "pool/main/libj/libjoda-time-java/libjoda-time-java_2.10.14.orig.tar.xz",
+                "2.10.14",
+                "600ab9a000b7c8ab4cb24e0fbd5c5ee6c4be46b97c55f90004df3cd1c56bd0b5",
+            ),
+            (
+                "commons-csv",
+                "pool/main/c/commons-csv/commons-csv_1.9.0.orig.tar.xz",
+                "1.9.0",
+                "661252998cf2b9aac1aa12fe9e104dc23190761a8971384f83a6c1fc02536867",
+            ),
+            (
+                "commons-compress",
+                "pool/main/libc/libcommons-compress-java/libcommons-compress-java_1.22.orig.tar.xz",
+                "1.22",
+                "c0270188ea43f7af708ff384a6421597e2eee5d68db152b60ad6e682f0e88160",
             ),
         )
     ),
