@@ -87,7 +87,9 @@ def marked_forms(
     same from the first line on, without the doc comment and annotations above it.
     A range holding more than ``most_headers`` definition headers gets no class forms: an
     outline shows a signature per member, and so many do not fit (outlining a long class
-    costs a parse).
+    costs a parse). A type hop's range whose matched line opens a nested class (a call
+    chain's ``CSVFormat.Builder``) first gets the outer header with that class's member
+    signatures, with and then without the matched lines around.
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)

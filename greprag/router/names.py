@@ -346,10 +346,10 @@ def self_member(ctx: LocalContext) -> str | None:
 def _cursor_targets(ctx: LocalContext, weights: RouterWeights) -> list[Name]:
     """What the cursor line is about to use: receiver type, open call, declared type."""
     w = weights
-    prefix = STRING_LITERAL_RE.sub('""', _chained_prefix(ctx))
+    prefix = _cursor_code(ctx)
     found: list[Name] = []
     receiver = _RECEIVER_RE.search(prefix)
-    returned = None if receiver else _CALL_RECEIVER_RE.search(prefix)
+    returned = _call_receiver(prefix)
     partial = None
     if receiver and receiver.group(1).rstrip().endswith("."):
         chain = [p.strip() for p in receiver.group(1).split(".") if p.strip()]
@@ -416,11 +416,19 @@ def receiver_call(ctx: LocalContext) -> str | None:
     """The method whose result the cursor's member access is on: ``setQuoteMode`` after
     ``builder().setQuoteMode(ALL).``, the chain read over the lines above when it goes on
     from them; None on any other receiver."""
-    prefix = STRING_LITERAL_RE.sub('""', _chained_prefix(ctx))
-    if _RECEIVER_RE.search(prefix):
-        return None
-    call = _CALL_RECEIVER_RE.search(prefix)
+    call = _call_receiver(_cursor_code(ctx))
     return call.group(1) if call else None
+
+
+def _cursor_code(ctx: LocalContext) -> str:
+    """The text before the cursor (``_chained_prefix``), its string literals emptied."""
+    return STRING_LITERAL_RE.sub('""', _chained_prefix(ctx))
+
+
+def _call_receiver(prefix: str) -> re.Match[str] | None:
+    """``callee(...).`` (and a member's first letters) ending ``prefix``: the callee is
+    group 1, the letters group 2; None when a plain receiver (``a.b.``) ends it."""
+    return None if _RECEIVER_RE.search(prefix) else _CALL_RECEIVER_RE.search(prefix)
 
 
 def _chained_prefix(ctx: LocalContext, max_lines: int = 4) -> str:
