@@ -25,7 +25,7 @@ __all__ = ["java_returned_class", "returned_class", "returned_classes"]
 
 SIGNATURE_LINES = 8  # a def's lines read for its return annotation
 BODY_LINES = 40  # an unannotated def's lines read for its first return
-FACTORY_HITS = 2  # definitions of the factory whose return annotation is read
+FACTORY_HITS = 2  # definitions of the factory whose returned class is read
 _RETURNS = re.compile(r"->\s*(.+?)\s*:\s*(?:#.*)?$")
 _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -73,7 +73,9 @@ def returned_classes(
         for line in cand.match_lines:
             lines = lines_of(cand.path)
             name = returned(lines, line)
-            site = locate_class(name, cand.path, lines, ctx.lang, lines_of, files) if name else None
+            if not name:  # a line the probe matched that declares no class (``return f()``)
+                continue
+            site = locate_class(name, cand.path, lines, ctx.lang, lines_of, files)
             if site is not None and site not in found:
                 found.append(site)
             seen += 1

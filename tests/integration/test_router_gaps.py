@@ -396,6 +396,20 @@ FLUENT = {
         "    }\n"
         "}\n"
     ),
+    # lines the probe of ``setQuote`` matches that declare nothing, in a file read first
+    "src/main/java/org/csv/Aliases.java": (
+        "package org.csv;\n"
+        "\n"
+        "final class Aliases {\n"
+        "    static Object single(Format.Builder b) {\n"
+        "        return setQuote(b, 'a');\n"
+        "    }\n"
+        "\n"
+        "    static Object twice(Format.Builder b) {\n"
+        "        return setQuote(b.setQuote('b'));\n"
+        "    }\n"
+        "}\n"
+    ),
     "src/test/java/org/csv/FormatTest.java": (
         "package org.csv;\n"
         "\n"
@@ -412,8 +426,8 @@ FLUENT = {
 
 def test_a_java_call_chain_reaches_the_class_its_last_call_returns(tmp_path):
     """``Format.builder().setQuote('x').``: the probe of ``setQuote`` finds ``public
-    Builder setQuote(...)``, a class nested in another file's class, which joins as a
-    second hop."""
+    Builder setQuote(...)`` (past the lines it matches that declare nothing), a class
+    nested in another file's class, which joins as a second hop."""
     repo = written_repo(tmp_path / "fluent", FLUENT)
     res = _retrieved(
         repo, "src/test/java/org/csv/FormatTest.java", ".setTrimEverything", ".", similar=False
