@@ -70,8 +70,8 @@ def returned_classes(
     for cand in candidates:
         if probes.isdisjoint(cand.queries):
             continue
+        lines = lines_of(cand.path)
         for line in cand.match_lines:
-            lines = lines_of(cand.path)
             name = returned(lines, line)
             if not name:  # a line the probe matched that declares no class (``return f()``)
                 continue
