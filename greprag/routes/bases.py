@@ -27,6 +27,7 @@ __all__ = [
     "ClassSite",
     "LinesOf",
     "RepoFiles",
+    "enclosing_bases",
     "header_bases",
     "inherited_bases",
     "locate_class",
@@ -122,16 +123,25 @@ def site_probe(site: ClassSite, lang: str | None, weight: float) -> Query:
     return replace(probe, purpose="second hop", paths=(site.path,))
 
 
-def _bases_of_bases(ctx: LocalContext, lines_of: LinesOf, files: RepoFiles) -> list[ClassSite]:
-    """The bases of the bases of the class enclosing the cursor, nearest first."""
-    if not (ctx.path and ctx.enclosing_class and ctx.class_bases):
+def enclosing_bases(
+    ctx: LocalContext, lines_of: LinesOf, files: RepoFiles, levels: int = BASE_DEPTH
+) -> list[ClassSite]:
+    """The in-repo bases of the class enclosing the cursor, and theirs up to ``levels``
+    levels, nearest first."""
+    if not (ctx.path and ctx.lang and ctx.enclosing_class and ctx.class_bases):
         return []
-    lines = lines_of(ctx.path)
-    header = _class_line(lines, ctx.enclosing_class, ctx.lang)
+    header = _class_line(lines_of(ctx.path), ctx.enclosing_class, ctx.lang)
     if not header:
         return []
-    bases = _walk(ctx.lang, [(ctx.path, header)], lines_of, files, levels=1)
-    further = _walk(ctx.lang, [(b.path, b.line) for b in bases], lines_of, files)
+    return _walk(ctx.lang, [(ctx.path, header)], lines_of, files, levels)
+
+
+def _bases_of_bases(ctx: LocalContext, lines_of: LinesOf, files: RepoFiles) -> list[ClassSite]:
+    """The bases of the bases of the class enclosing the cursor, nearest first."""
+    bases = enclosing_bases(ctx, lines_of, files, levels=1)
+    if not bases:
+        return []
+    further = _walk(ctx.lang or "", [(b.path, b.line) for b in bases], lines_of, files)
     return [b for b in further if b not in bases][:BASE_CLASSES]
 
 

@@ -56,6 +56,7 @@ from greprag.router.names import external_names
 from greprag.router.probes import ANY_NAME, binding_probes, receiver_types, type_probes
 from greprag.routes import QueryStats, RouteHits, RouteRequest
 from greprag.routes.bases import ClassSite, RepoFiles, inherited_bases, site_probe
+from greprag.routes.fields import inherited_field_types
 from greprag.routes.members import classes_of_members
 from greprag.routes.returns import returned_classes
 
@@ -405,10 +406,15 @@ class GrepRoute:
         return hits
 
     def _second_hop(self, request: RouteRequest, hits: RouteHits) -> RouteHits:
-        """``x.`` at the cursor with x's type unnamed: read x's assignments elsewhere
-        (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe those types.
-        """
+        """``x.`` at the cursor with x's type unnamed: the type a base of the enclosing
+        class declares x as (``routes.fields``, no search), else read x's assignments
+        elsewhere (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe
+        those types."""
         ctx, plan = request.ctx, request.plan
+        where = RepoFiles(self.repo, self.file_set(ctx.lang, list_now=False))
+        if inherited := inherited_field_types(ctx, request.files.get, where):
+            hits.candidates = _demote_bindings(hits.candidates, plan, untyped_receiver(ctx))
+            return self._join(request, hits, inherited, SECOND_HOP_WEIGHT)
         externals = external_names(ctx, set(request.imported))
         types = receiver_types(ctx, plan, hits.candidates, request.files.get, externals)
         if not types:

@@ -770,3 +770,85 @@ def test_a_rust_name_imported_from_the_crate_is_probed_where_its_path_points(tmp
     first = res.blocks[0]
     assert (first.path, first.start_line) == ("src/geometry/circle.rs", 1), describe(res)
     assert "pub struct Circle {" in res.context, describe(res)
+
+
+INHERITED_FIELD = {
+    "src/bands/meta/Header.java": (
+        "package bands.meta;\n"
+        "\n"
+        "public class Header {\n"
+        "    public int getFloatCount() {\n"
+        "        return 3;\n"
+        "    }\n"
+        "}\n"
+    ),
+    "src/bands/BandSet.java": (
+        "package bands;\n"
+        "\n"
+        "import bands.meta.Header;\n"
+        "\n"
+        "public abstract class BandSet {\n"
+        "    protected final Header header;\n"
+        "\n"
+        "    protected BandSet(Header header) {\n"
+        "        this.header = header;\n"
+        "    }\n"
+        "}\n"
+    ),
+    **{
+        f"src/other/Entry{i}.java": (
+            f"package other;\n\npublic class Entry{i} {{\n    private Record{i} header;\n}}\n"
+        )
+        for i in range(6)
+    },
+    **{
+        f"src/other/Record{i}.java": f"package other;\n\npublic class Record{i} {{\n}}\n"
+        for i in range(6)
+    },
+    "src/bands/CpBands.java": (
+        "package bands;\n"
+        "\n"
+        "public class CpBands extends BandSet {\n"
+        "    void parseFloats() {\n"
+        "        final int count = header.getFloatCount();\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_a_field_the_enclosing_class_inherits_reaches_the_class_its_base_declares(tmp_path):
+    """``header.`` in a subclass whose base declares ``protected final Header header;``:
+    Header, imported into the base's file, joins as the one second hop, not the classes
+    of other files' own ``header`` fields."""
+    repo = written_repo(tmp_path / "bands", INHERITED_FIELD)
+    res = _retrieved(repo, "src/bands/CpBands.java", "header.get", "header.", similar=False)
+    _reached_by_one_hop(repo, res, "Header", "src/bands/meta/Header.java", r"getFloatCount")
+
+
+INHERITED_ATTRIBUTE = {
+    "shop/__init__.py": "",
+    "shop/store.py": "class Store:\n    def reserve(self, item):\n        return item\n",
+    "shop/base.py": (
+        "from shop.store import Store\n"
+        "\n"
+        "\n"
+        "class Service:\n"
+        "    def __init__(self):\n"
+        "        self.store = Store()\n"
+    ),
+    "shop/orders.py": (
+        "from shop.base import Service\n"
+        "\n"
+        "\n"
+        "class Orders(Service):\n"
+        "    def place(self, item):\n"
+        "        return self.store.reserve(item)\n"
+    ),
+}
+
+
+def test_an_attribute_a_python_base_sets_reaches_its_class(tmp_path):
+    repo = written_repo(tmp_path / "shop", INHERITED_ATTRIBUTE)
+    res = _retrieved(repo, "shop/orders.py", "self.store.", "self.store.", similar=False)
+    _reached_by_one_hop(repo, res, "Store", "shop/store.py", r"def reserve")
