@@ -89,6 +89,7 @@ class RouterWeights:
     module_members: float = 0.6  # an imported module's members this file uses
     module_at_cursor: float = 1.0  # ``errors.`` at the cursor: all of the module's names
     module_unused: float = 0.7  # an imported module not yet used: all of its names
+    module_just_used: float = 0.5  # a module used just above a line start: all of its names
     base_member: float = 1.0  # ``self.lo``: members starting with ``lo`` in the bases' files
     test_subject: float = 0.75  # in ``test_format_pos``: ``def format_pos`` and the like
     # -- how many --------------------------------------------------------------------------

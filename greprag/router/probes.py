@@ -53,6 +53,7 @@ __all__ = [
 IMPORT_PROBE_MAX = 30  # names in one import alternation; the latest imports are kept
 FIRST_USE_MAX = 3  # imported, unused names whose uses elsewhere are probed
 UNUSED_MODULES = 2  # imported modules not yet used whose top-level names are probed
+MODULE_LINES_ABOVE = 3  # lines above a line start read for a module just used
 _JS_LANGS = frozenset({"javascript", "typescript"})
 ANY_NAME = "*"  # a module-member probe for every top-level name of the module
 # import statements, each from the newline before its line: a pattern that opens on a
@@ -445,23 +446,37 @@ def _module_member_groups(
             groups.append(([ANY_NAME], weights.module_at_cursor, (path,)))
         elif members:
             groups.append((members[-IMPORT_PROBE_MAX:], weights.module_members, (path,)))
+            if ref.local_name in _members_used_above(ctx):
+                groups.append(([ANY_NAME], weights.module_just_used, (path,)))
         elif ref.local_name not in used and path not in unused:
             unused.append(path)
     groups += [([ANY_NAME], weights.module_unused, (path,)) for path in unused[-UNUSED_MODULES:]]
     return groups
 
 
+def _members_used_above(ctx: LocalContext) -> set[str]:
+    """The receivers of the member accesses (``_sigs.x``) in the last lines above a
+    cursor at a statement's start: the next line likely uses another member of the same.
+    None at an empty body, whose signature names types rather than what it will call."""
+    if ctx.prefix.strip() or ctx.empty_body:
+        return set()
+    above = [line for line in ctx.before.splitlines()[-MODULE_LINES_ABOVE:] if line.strip()]
+    return set(re.findall(r"\b([A-Za-z_]\w*)\.[A-Za-z_]", "\n".join(above)))
+
+
 def _module_path(ctx: LocalContext, ref: ImportRef, imported: dict[str, str]) -> str | None:
-    """The file of the Python module ``ref`` imports (``from . import errors``) or of the
-    JavaScript/TypeScript module it imports whole (``import * as errors``), or None when
-    it imports a name from a module."""
+    """The file of the Python module ``ref`` imports (``from . import errors``, ``import
+    pkg.errors as errors``) or of the JavaScript/TypeScript module it imports whole
+    (``import * as errors``), or None when it imports a name from a module."""
     path = imported.get(ref.local_name)
     if ctx.lang in _JS_LANGS and path:
         return path if ref.name is None else None
     if ctx.lang != "python" or not path:
         return None
     stem = path.rsplit("/", 1)[-1].removesuffix(".py")
-    if ref.local_name in (stem, "__init__") or (ref.name or "") == stem:
+    # ``import pkg.mod as m``; a package's ``__init__`` mostly re-exports its names
+    aliased_module = ref.name is None and ref.alias is not None and stem != "__init__"
+    if aliased_module or ref.local_name in (stem, "__init__") or ref.name == stem:
         return path
     return None
 

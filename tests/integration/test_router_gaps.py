@@ -190,6 +190,30 @@ def test_a_module_at_the_cursor_shows_its_own_names_past_a_long_class(tmp_path):
     assert "def eval_type(value, globalns=None):" in res.context, describe(res)
 
 
+SIGNATURES = {
+    "kit/__init__.py": "",
+    "kit/signatures.py": "".join(f"def check_{i}(sig):\n    return sig\n\n\n" for i in range(12))
+    + "def has_varargs(func):\n    return None\n",
+    "kit/tests/test_signatures.py": (
+        "import kit.signatures as sigs\n"
+        "\n"
+        "\n"
+        "def test_for_coverage():\n"
+        "    assert sigs.check_3(1)\n"
+        "    assert sigs.check_4(None) is None\n"
+        "    assert sigs.has_varargs(None) is None\n"
+    ),
+}
+
+
+def test_a_module_just_used_above_a_line_start_shows_its_other_names(tmp_path):
+    """``import kit.signatures as sigs``, then ``sigs.check_4(...)`` on the lines just above
+    a line start: the module's other names (``has_varargs``, used nowhere yet) join."""
+    repo = written_repo(tmp_path / "kit", SIGNATURES)
+    res = _retrieved(repo, "kit/tests/test_signatures.py", "assert sigs.has_varargs", "    ")
+    assert "def has_varargs(func):" in res.context, describe(res)
+
+
 def _own(receiver: str) -> dict[str, str]:
     """A class whose method ``run`` is being written on ``receiver.``: 40 methods above
     it, the one it needs 30 lines below."""

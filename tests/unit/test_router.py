@@ -219,14 +219,21 @@ def test_typescript_names_resolve_through_barrels_to_the_file_declaring_them(tmp
 
 def test_typescript_members_of_a_module_imported_whole_are_sought_in_its_file(tmp_path):
     """``import * as util``, then ``util.parsedType(...)``: the members the code takes are
-    probed in the module's file (``$`` names too, never the ``js`` of ``util.js``); with
-    ``util.`` at the cursor, every name the file declares."""
+    probed in the module's file (``$`` names too, never the ``js`` of ``util.js``); on the
+    line after such a use, or with ``util.`` at the cursor, every name the file declares
+    too."""
     written_repo(tmp_path, {"src/util.ts": "", "src/app.ts": ""})
     head = 'import * as util from "./util.js"\nconst a = util.parsedType(x) + util.$Kind\n'
     ctx = build_local_context(head, path="src/app.ts", lang="typescript", line=3)
     imported = resolve_imports(ctx, tmp_path)
     assert imported == {"util": "src/util.ts"}
     probes = [q for q in OfflineRouter().plan(ctx, imported).queries if q.purpose == "import"]
+    assert [(q.identifier, q.paths) for q in probes] == [
+        ("parsedType,$Kind", ("src/util.ts",)),
+        ("*", ("src/util.ts",)),
+    ]
+    later = build_local_context(head + "f()\n" * 3, path="src/app.ts", lang="typescript", line=6)
+    probes = [q for q in OfflineRouter().plan(later, imported).queries if q.purpose == "import"]
     assert [(q.identifier, q.paths) for q in probes] == [("parsedType,$Kind", ("src/util.ts",))]
     at = build_local_context(head + "const b = util.", path="src/app.ts", lang="typescript", line=3)
     probes = [q for q in OfflineRouter().plan(at, imported).queries if q.purpose == "import"]

@@ -104,6 +104,13 @@ def test_router_probes_every_name_of_an_imported_module_not_yet_used():
     plan = OfflineRouter().plan(
         build_local_context(used, lang="python"), {"_config": "pkg/_config.py"}
     )
+    # used just above a line start: every name still, as the next line may take another
+    every_name = [q for q in plan.queries if q.identifier == "*"]
+    assert [q.weight for q in every_name] == [RouterWeights().module_just_used]
+    used_earlier = used + "a = 1\n    b = 2\n    c = 3\n    "
+    plan = OfflineRouter().plan(
+        build_local_context(used_earlier, lang="python"), {"_config": "pkg/_config.py"}
+    )
     assert not any(q.identifier == "*" for q in plan.queries)
 
 
