@@ -83,6 +83,25 @@ def merge_ranges(candidates: list[Candidate], *, gap: int = 0) -> list[MergedRan
     return result
 
 
+def _overlaps(emitted: list[MergedRange], start: int, end: int) -> bool:
+    """Whether lines ``start``-``end`` overlap a block already emitted."""
+    return any(e.start_line <= end and start <= e.end_line for e in emitted)
+
+
+def _around(emitted: list[MergedRange], start: int, end: int) -> list[tuple[int, int]]:
+    """The runs of lines ``start``-``end`` outside the blocks already emitted."""
+    runs, at = [], start
+    for e in sorted(emitted, key=lambda e: e.start_line):
+        if e.end_line < at or e.start_line > end:
+            continue
+        if e.start_line > at:
+            runs.append((at, e.start_line - 1))
+        at = e.end_line + 1
+    if at <= end:
+        runs.append((at, end))
+    return runs
+
+
 class BlockExpansion:
     """Widen merged ranges to whole syntactic blocks, lazily, best first.
 
@@ -145,22 +164,39 @@ class BlockExpansion:
                 else (item.start_line, item.end_line)
             )
             start, end = self._expand(item.path, lo, hi)
-            if any(e.start_line <= end and start <= e.end_line for e in emitted):
+            following: list[tuple[int, int]] = []
+            if _overlaps(emitted, start, end):
                 # widening would swallow a block already packed: keep the hit lines only,
-                # shown as an outline so nothing is cut mid-function
-                start, end = item.start_line, item.end_line
+                # shown as an outline so nothing is cut mid-function; the receiver's type
+                # keeps its whole block, outlined (its members' signatures) in the pieces
+                # around the blocks packed, which packing joins back (``pack``)
                 item.outline_only = True
+                pieces = _around(emitted, start, end) if item.type_hop else []
+                if pieces:
+                    (start, end), following = pieces[0], pieces[1:]
+                else:
+                    start, end = item.start_line, item.end_line
             item.start_line, item.end_line = start, end
             while self._absorb(item) and not item.outline_only:
                 # a touching range stuck out of the block: widen the union again, so the
                 # block still ends where a unit ends (or show it as an outline)
                 start, end = self._expand(item.path, item.start_line, item.end_line)
-                if any(e.start_line <= end and start <= e.end_line for e in emitted):
+                if _overlaps(emitted, start, end):
                     item.outline_only = True
                 else:
                     item.start_line, item.end_line = start, end
             emitted.append(item)
             yield item
+            for start, end in following:
+                piece = replace(
+                    item,
+                    start_line=start,
+                    end_line=end,
+                    match_lines=set(),
+                    queries=set(item.queries),
+                )
+                emitted.append(piece)
+                yield piece
 
     def _reach_later(self) -> bool:
         """Queue the ``later`` ranges (once); True when that gave more to take."""
@@ -186,14 +222,14 @@ class BlockExpansion:
         return bool(more)
 
     def _clear_of_emitted(self, item: MergedRange) -> list[MergedRange]:
-        """``item`` cut to its runs of hit lines that neither overlap nor touch a block
-        already emitted: a later range may reach into one, since none absorbed it."""
+        """``item`` cut to its runs of hit lines outside the blocks already emitted: a
+        later range may reach into one, since none absorbed it."""
         emitted = self._emitted[item.path]
         if not any(self._touches(e, item.start_line, item.end_line) for e in emitted):
             return [item]
         pieces: list[MergedRange] = []
         for line in sorted(item.match_lines):
-            if any(e.start_line - 1 <= line <= e.end_line + 1 for e in emitted):
+            if _overlaps(emitted, line, line):
                 continue
             last = pieces[-1] if pieces else None
             if last is not None and not any(last.end_line < e.start_line <= line for e in emitted):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from greprag import syntax
 from greprag.files import LinesMemo
@@ -420,7 +420,42 @@ def pack(
             packer.dropped.append(
                 Drop(block.path, block.start_line, block.end_line, reason, block.score)
             )
-    return finish(packer.chosen, packer.dropped, budget, encoding)
+    return finish(_joined(packer.chosen), packer.dropped, budget, encoding)
+
+
+def _joined(blocks: list[Block]) -> list[Block]:
+    """``blocks`` with those of one file that touch joined, in the place of the first
+    packed: a unit packed right after a block already there (``def b`` below ``def a``),
+    or a class outlined around the members packed whole (``BlockExpansion``)."""
+    joined: list[Block] = []
+    for block in blocks:
+        place: int | None = None
+        while (i := _touching(joined, block)) is not None:
+            other = joined.pop(i)
+            place = i if place is None else min(place, i)
+            first, second = sorted((other, block), key=lambda b: b.start_line)
+            block = replace(
+                other,
+                start_line=first.start_line,
+                end_line=second.end_line,
+                text=first.text + "\n" + second.text,
+                score=max(first.score, second.score),
+                outline=first.outline or second.outline,
+                tokens=first.tokens + second.tokens,
+            )
+        joined.insert(len(joined) if place is None else place, block)
+    return joined
+
+
+def _touching(blocks: list[Block], block: Block) -> int | None:
+    """The index of the first of ``blocks`` of ``block``'s file that ends just before it
+    or starts just after it (sections of a page never: each has its anchor)."""
+    for i, other in enumerate(blocks):
+        if other.path != block.path or other.anchor is not None or block.anchor is not None:
+            continue
+        if other.end_line + 1 == block.start_line or block.end_line + 1 == other.start_line:
+            return i
+    return None
 
 
 def finish(chosen: list[Block], dropped: list[Drop], budget: int, encoding: str) -> Packed:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from greprag.fusion.dedup import merge_ranges, take_pool
 from greprag.models import Candidate
 
@@ -154,3 +156,45 @@ def test_held_ranges_never_reached_are_reported_as_held():
     expansion.hold("similar")
     assert next(blocks).path == "b.py"  # packing stops here: the budget is full
     assert [r.path for r in expansion.held()] == ["s.py"] and expansion.remaining() == []
+
+
+def test_a_later_hit_on_the_line_just_past_a_block_gets_its_own_block():
+    """A def starting right after an emitted block (``_has_varargs`` after
+    ``check_varargs``) is a unit of its own, not part of that block: its hit is kept."""
+    from greprag.fusion.dedup import BlockExpansion, MergedRange
+    from greprag.syntax import BlockWidener
+
+    adjacent = ["def check():", "    return 1", "def has_varargs():", "    return 2"]
+    widen = BlockWidener(lambda _path: adjacent * 8)
+    expansion = BlockExpansion(
+        [MergedRange("e.py", 1, 1, 0.9, "grep", match_lines={1})],
+        widen,
+        later=lambda: [MergedRange("e.py", 1, 3, 0.2, "grep", match_lines={1, 3})],
+    )
+    assert [(b.start_line, b.end_line) for b in expansion] == [(1, 2), (3, 4)]
+
+
+def test_the_receivers_type_overlapping_a_packed_member_is_outlined_around_it():
+    """The class a type hop found, with its method stop() (5-6) packed first: the class
+    is not cut to its hit line but outlined in the pieces around stop()."""
+    from greprag.fusion.dedup import BlockExpansion, MergedRange
+    from greprag.syntax import BlockWidener
+
+    engine = [
+        *ENGINE[:6],
+        "",
+        "    def reset(self):",
+        "        self.on = None",
+        "",
+        "",
+        "def run():",
+        "    return 1",
+    ]
+    widen = BlockWidener(lambda _path: engine * 8)
+    hop = MergedRange("e.py", 1, 1, 0.8, "grep", match_lines={1}, type_hop=True)
+    ranges = [MergedRange("e.py", 5, 5, 0.9, "grep", match_lines={5}), hop]
+    blocks = [(b.start_line, b.end_line, b.outline_only) for b in BlockExpansion(ranges, widen)]
+    assert blocks == [(5, 6, False), (1, 4, True), (7, 9, True)]
+    plain = replace(hop, type_hop=False, start_line=1, end_line=1, match_lines={1})
+    cut = [(b.start_line, b.end_line) for b in BlockExpansion([ranges[0], plain], widen)]
+    assert cut == [(5, 6), (1, 1)]

@@ -349,3 +349,18 @@ def test_a_definition_too_long_with_its_doc_comment_goes_in_by_its_header_line()
     (block,) = packed.blocks  # without the change: dropped, its doc comment over the budget
     assert block.outline and "public final class Futures {" in block.text
     assert "description" not in block.text
+
+
+def test_blocks_of_a_file_that_touch_are_joined_in_the_first_ones_place():
+    """A unit packed right after another's block (two ranges of one file, lines 1-14 and
+    15-28) becomes one block where the first was packed; ``f1.py`` keeps its place."""
+    two = {"two.py": FUNC + FUNC, "f1.py": FUNC}
+    second = MergedRange("two.py", len(FUNC) + 1, 2 * len(FUNC), 0.5, "grep", match_lines={15})
+    ranges = [_range("two.py"), _range("f1.py", score=0.8), second]
+    packed = pack(ranges, two.__getitem__, budget=4000)
+    assert [(b.path, b.start_line, b.end_line) for b in packed.blocks] == [
+        ("two.py", 1, 2 * len(FUNC)),
+        ("f1.py", 1, len(FUNC)),
+    ]
+    assert packed.blocks[0].text == "\n".join(FUNC + FUNC)
+    assert packed.context.count("# two.py") == 1
