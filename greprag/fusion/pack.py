@@ -124,6 +124,14 @@ def marked_forms(
     if nested:  # a nested class's members: its outline, in the outer class's header
         for kept in ({first} | around | nested, {first} | nested):
             yield Form(_elide(lines, kept, start, end), of_class=True)
+    if item.type_hop and headers:
+        # the receiver's type too long to outline: as many member headers as fit, the
+        # public ones first, rather than its class line alone
+        public = sorted(headers, key=lambda n: (_PRIVATE.search(lines[n - 1]) is not None, n))
+        most = most_headers or len(headers)
+        for count in (most // 4, most // 8):
+            kept = {first} | around | set(public[:count])
+            yield Form(_elide(lines, kept, start, end), of_class=True)
     for signature in [*heads, set(range(start, first + 1)), *undecorated]:
         keep = signature | around
         bare = signature | set(item.match_lines)  # the signature and matched lines alone
@@ -199,6 +207,7 @@ def _signatures_only(outline: str) -> str:
     return "\n".join(kept)
 
 
+_PRIVATE = re.compile(r"\b(?:def|fn|func|function)\s+_|\bprivate\b")  # a member kept inside
 _DECORATION = re.compile(r"\s*(@|#\[|\[|/\*\*|\*|//|$)")
 _CLASS_HEADER = re.compile(r"\b(class|interface|enum|record|struct|trait|impl)\s+\w")
 _DEFINERS = "def|class|fn|func|function"  # the keyword a definition starts with

@@ -364,3 +364,21 @@ def test_blocks_of_a_file_that_touch_are_joined_in_the_first_ones_place():
     ]
     assert packed.blocks[0].text == "\n".join(FUNC + FUNC)
     assert packed.context.count("# two.py") == 1
+
+
+def test_the_receivers_type_too_long_to_outline_shows_its_public_member_headers():
+    """Two classes in one range (no class outline for it), the second the receiver's
+    type's base: a type hop shows the member headers that fit, public ones first, where
+    another range shows the class lines alone."""
+    from greprag.fusion.pack import marked_forms
+
+    other = [line.replace("Style", "Base").replace("style_", "base_") for line in BIG_CLASS]
+    private = ["    def _hidden(self):", "        return 0", ""]
+    both = [*other[1:], *private, *BIG_CLASS[1:]]
+    item = MergedRange("both.py", 1, len(both), 1.0, "grep", match_lines={1})
+    hop = replace(item, type_hop=True)
+    plain = [f.text for f in marked_forms("both.py", both, item, most_headers=200) if f.of_class]
+    shown = [f.text for f in marked_forms("both.py", both, hop, most_headers=200) if f.of_class]
+    assert not any("def base_method_3(" in text for text in plain)
+    assert "def base_method_3(" in shown[0] and "def style_method_3(" in shown[0]
+    assert "def _hidden" not in shown[1] and "compute_style_value" not in shown[0]
