@@ -207,7 +207,8 @@ def _signatures_only(outline: str) -> str:
     return "\n".join(kept)
 
 
-_PRIVATE = re.compile(r"\b(?:def|fn|func|function)\s+_|\bprivate\b")  # a member kept inside
+# a member only its own class calls: a leading underscore, or declared private
+_PRIVATE = re.compile(r"\b(?:def|fn|func|function)\s+_|\bprivate\b")
 _DECORATION = re.compile(r"\s*(@|#\[|\[|/\*\*|\*|//|$)")
 _CLASS_HEADER = re.compile(r"\b(class|interface|enum|record|struct|trait|impl)\s+\w")
 _DEFINERS = "def|class|fn|func|function"  # the keyword a definition starts with

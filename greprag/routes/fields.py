@@ -19,7 +19,6 @@ from greprag.routes.bases import ClassSite, LinesOf, RepoFiles, enclosing_bases,
 
 __all__ = ["inherited_field_types"]
 
-FIELD_TYPES = 1  # declarations of the receiver used: the nearest base's
 _JAVA_PRIMITIVES = frozenset({"boolean", "byte", "char", "short", "int", "long", "float", "double"})
 
 
@@ -44,7 +43,7 @@ def inherited_field_types(
             if type_name in _JAVA_PRIMITIVES:
                 return []
             site = locate_class(type_name, base.path, lines, ctx.lang, lines_of, files)
-            return [site][:FIELD_TYPES] if site else []
+            return [site] if site else []  # the nearest base's declaration decides
     return []
 
 

@@ -400,18 +400,18 @@ class GrepRoute:
         started = time.perf_counter()
         hits = self._pass(request)
         hits.candidates = _stand_ins(hits.candidates, request, hits.stats)
-        hits = self._second_hop(request, hits)
-        hits = self._located(request, hits)
+        where = RepoFiles(self.repo, self.file_set(request.ctx.lang, list_now=False))
+        hits = self._second_hop(request, hits, where)
+        hits = self._located(request, hits, where)
         hits.timings[self.name] = (time.perf_counter() - started) * 1000
         return hits
 
-    def _second_hop(self, request: RouteRequest, hits: RouteHits) -> RouteHits:
+    def _second_hop(self, request: RouteRequest, hits: RouteHits, where: RepoFiles) -> RouteHits:
         """``x.`` at the cursor with x's type unnamed: the type a base of the enclosing
         class declares x as (``routes.fields``, no search), else read x's assignments
         elsewhere (``self.x = Loader(...)``, ``x: Loader``) off the first pass and probe
         those types."""
         ctx, plan = request.ctx, request.plan
-        where = RepoFiles(self.repo, self.file_set(ctx.lang, list_now=False))
         if inherited := inherited_field_types(ctx, request.files.get, where):
             hits.candidates = _demote_bindings(hits.candidates, plan, untyped_receiver(ctx))
             return self._join(request, hits, inherited, SECOND_HOP_WEIGHT)
@@ -433,7 +433,7 @@ class GrepRoute:
         )
         return _appended(hits, plan, extra, more)
 
-    def _located(self, request: RouteRequest, hits: RouteHits) -> RouteHits:
+    def _located(self, request: RouteRequest, hits: RouteHits, where: RepoFiles) -> RouteHits:
         """On a member access, classes whose files the imports give away, so that they
         join without a search: the class the receiver's factory returns
         (``routes.returns``) and the classes defining the methods the code calls on the
@@ -441,7 +441,6 @@ class GrepRoute:
         an inherited member is defined (``routes.bases``). Their probes, limited to
         those files, stand in the plan for what was found."""
         ctx, plan, files = request.ctx, request.plan, request.files
-        where = RepoFiles(self.repo, self.file_set(ctx.lang, list_now=False))
         returned = returned_classes(ctx, plan, hits.candidates, files.get, where)
         seen_with = classes_of_members(ctx, plan, hits.candidates, files.get)
         typed = returned + [s for s in seen_with if s not in returned]
