@@ -33,6 +33,7 @@ from greprag.router.probes import (
     fragment_probes,
     go_package_probes,
     go_receiver_probes,
+    helper_probe,
     import_probes,
     module_aliases,
     string_key,
@@ -92,6 +93,7 @@ class RouterWeights:
     module_just_used: float = 0.5  # a module used just above a line start: all of its names
     base_member: float = 1.0  # ``self.lo``: members starting with ``lo`` in the bases' files
     test_subject: float = 0.75  # in ``test_format_pos``: ``def format_pos`` and the like
+    own_helpers: float = 0.6  # an empty ``remove``: ``removeMapping`` in the file, below
     # -- how many --------------------------------------------------------------------------
     generic_min_score: float = 1.0  # a generic name gets a definition probe from here up
     usage_pool: int = 4  # usage probes are drawn from the best this many names
@@ -149,6 +151,9 @@ class OfflineRouter:
         # slots of their own: they often find nothing, and displacing probes for them cost
         # line tasks their gold (docs/benchmarks.md)
         queries += self._test_subjects(queries, ctx)
+        helpers = helper_probe(ctx, w.own_helpers)
+        if helpers is not None and helpers not in queries:
+            queries.append(helpers)
         queries = _parameter_types_wanted(queries, ctx)
         queries.sort(key=lambda q: -q.weight)
         return QueryPlan(queries=queries, router=self.name)

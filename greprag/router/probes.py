@@ -39,6 +39,7 @@ __all__ = [
     "fragment_probes",
     "go_package_probes",
     "go_receiver_probes",
+    "helper_probe",
     "import_probes",
     "module_aliases",
     "receiver_types",
@@ -167,6 +168,24 @@ def base_member_probes(
     pattern = template.replace("{name}", escape_identifier(member) if member else "")
     probe = Query(pattern, "method", False, ctx.lang, member, "wildcard", weight, 4)
     return [replace(probe, paths=paths) for paths in (tuple(sorted(files)), own) if paths]
+
+
+def helper_probe(ctx: LocalContext, weight: float) -> Query | None:
+    """At an empty body, the definitions in the cursor's own file whose names start with
+    the function's (``remove`` → ``removeMapping``, ``removeEntry`` below it): the helpers
+    such a body calls, which the prompt does not show when they come after it. Not in a
+    test, whose name starts its siblings' names."""
+    name = ctx.enclosing_function
+    if not (ctx.empty_body and ctx.path and name) or is_generic(name):
+        return None
+    if name.lower().startswith("test"):  # its siblings are tests, not helpers
+        return None
+    if not IDENTIFIER_RE.fullmatch(name):
+        return None
+    template = wildcards_for(ctx.lang).method_prefix
+    # a longer name: the function's own overloads are the sibling probe's
+    pattern = template.replace("{name}", escape_identifier(name) + r"\w")
+    return Query(pattern, "method", False, ctx.lang, name, "wildcard", weight, 4, (ctx.path,))
 
 
 def string_key(ctx: LocalContext, weight: float) -> Query | None:

@@ -63,6 +63,27 @@ def test_an_empty_body_wants_the_members_of_its_parameters_types():
     assert not any(q.purpose == "second hop" for q in elsewhere.queries)
 
 
+def test_an_empty_body_looks_for_the_helpers_its_name_starts_in_its_own_file():
+    """``remove`` opened empty: ``removeMapping``-like definitions of the cursor's own file
+    (its lines below are not in the prompt), not its overloads; none once the body has
+    code, none for a generic name or a test."""
+    src = "public class HashedMap {\n    public Object remove(Object key) {\n        "
+    path = "src/HashedMap.java"
+
+    def helpers(text: str) -> list[Query]:
+        ctx = build_local_context(text, lang="java", path=path)
+        plan = OfflineRouter().plan(ctx, {})
+        return [q for q in plan.queries if q.paths == (path,) and q.purpose == "wildcard"]
+
+    [probe] = helpers(src)
+    assert probe.identifier == "remove" and probe.weight == RouterWeights().own_helpers
+    assert re.search(probe.pattern, "    protected void removeMapping(Entry e, int i) {")
+    assert not re.search(probe.pattern, "    public Object remove(Object key, Object v) {")
+    assert helpers(src + "key = convertKey(key);\n        ") == []
+    assert helpers(src.replace("remove(", "get(")) == []
+    assert helpers(src.replace("remove(", "testRemove(")) == []  # its siblings are tests
+
+
 def test_router_uses_the_declared_java_type():
     src = (
         "import com.shop.orders.OrderStatus;\n"
