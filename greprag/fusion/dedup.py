@@ -228,21 +228,14 @@ class BlockExpansion:
         if not any(self._touches(e, item.start_line, item.end_line) for e in emitted):
             return [item]
         pieces: list[MergedRange] = []
-        for line in sorted(item.match_lines):
-            if _overlaps(emitted, line, line):
-                continue
-            last = pieces[-1] if pieces else None
-            if last is not None and not any(last.end_line < e.start_line <= line for e in emitted):
-                last.end_line = line
-                last.match_lines.add(line)
-            else:
+        for lo, hi in _around(emitted, item.start_line, item.end_line):
+            hits = {n for n in item.match_lines if lo <= n <= hi}
+            if hits:
+                first, last = min(hits), max(hits)
+                queries = set(item.queries)
                 pieces.append(
                     replace(
-                        item,
-                        start_line=line,
-                        end_line=line,
-                        match_lines={line},
-                        queries=set(item.queries),
+                        item, start_line=first, end_line=last, match_lines=hits, queries=queries
                     )
                 )
         return pieces

@@ -164,10 +164,15 @@ def base_member_probes(
     files.difference_update(own)
     if not (member == "" or IDENTIFIER_RE.fullmatch(member)):
         return []
-    template = wildcards_for(ctx.lang).method_prefix
-    pattern = template.replace("{name}", escape_identifier(member) if member else "")
-    probe = Query(pattern, "method", False, ctx.lang, member, "wildcard", weight, 4)
+    prefix = escape_identifier(member) if member else ""
+    probe = _method_prefix_probe(ctx.lang, prefix, member, weight)
     return [replace(probe, paths=paths) for paths in (tuple(sorted(files)), own) if paths]
+
+
+def _method_prefix_probe(lang: str | None, prefix: str, identifier: str, weight: float) -> Query:
+    """The definitions of methods whose names start with ``prefix`` (a regex)."""
+    pattern = wildcards_for(lang).method_prefix.replace("{name}", prefix)
+    return Query(pattern, "method", False, lang, identifier, "wildcard", weight, 4)
 
 
 def helper_probe(ctx: LocalContext, weight: float) -> Query | None:
@@ -182,10 +187,9 @@ def helper_probe(ctx: LocalContext, weight: float) -> Query | None:
         return None
     if not IDENTIFIER_RE.fullmatch(name):
         return None
-    template = wildcards_for(ctx.lang).method_prefix
     # a longer name: the function's own overloads are the sibling probe's
-    pattern = template.replace("{name}", escape_identifier(name) + r"\w")
-    return Query(pattern, "method", False, ctx.lang, name, "wildcard", weight, 4, (ctx.path,))
+    probe = _method_prefix_probe(ctx.lang, escape_identifier(name) + r"\w", name, weight)
+    return replace(probe, paths=(ctx.path,))
 
 
 def string_key(ctx: LocalContext, weight: float) -> Query | None:

@@ -16,10 +16,9 @@ from functools import lru_cache
 
 from greprag.context import LocalContext, untyped_receiver
 from greprag.routes.bases import ClassSite, LinesOf, RepoFiles, enclosing_bases, locate_class
+from greprag.routes.returns import NOT_JAVA_CLASSES
 
 __all__ = ["inherited_field_types"]
-
-_JAVA_PRIMITIVES = frozenset({"boolean", "byte", "char", "short", "int", "long", "float", "double"})
 
 
 def inherited_field_types(
@@ -40,7 +39,7 @@ def inherited_field_types(
             if receiver not in text or not (match := pattern.search(text)):
                 continue
             type_name = next(g for g in match.groups() if g)
-            if type_name in _JAVA_PRIMITIVES:
+            if type_name in NOT_JAVA_CLASSES:
                 return []
             site = locate_class(type_name, base.path, lines, ctx.lang, lines_of, files)
             return [site] if site else []  # the nearest base's declaration decides

@@ -21,7 +21,7 @@ from greprag.models import Candidate, QueryPlan
 from greprag.router.names import receiver_call
 from greprag.routes.bases import ClassSite, LinesOf, RepoFiles, locate_class
 
-__all__ = ["java_returned_class", "returned_class", "returned_classes"]
+__all__ = ["NOT_JAVA_CLASSES", "java_returned_class", "returned_class", "returned_classes"]
 
 SIGNATURE_LINES = 8  # a def's lines read for its return annotation
 BODY_LINES = 40  # an unannotated def's lines read for its first return
@@ -31,7 +31,8 @@ _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _RETURN = re.compile(r"^\s*(return|yield)\b\s*(?:([A-Za-z_][\w.]*)\s*\()?")
 _NOT_CLASSES = frozenset({"None", "Self", "Any", "object", "NoReturn", "Never"})
-_NOT_JAVA_CLASSES = words("void boolean byte char short int long float double var new return")
+# what stands where a Java declaration's type does but names no class
+NOT_JAVA_CLASSES = words("void boolean byte char short int long float double var new return")
 # the type written before a method's name: ``Builder``, ``CSVFormat.Builder<T>``, ``Map<K,
 # List<V>>`` (generics nested once), then ``[]`` for an array
 _JAVA_RETURN = (
@@ -115,7 +116,7 @@ def java_returned_class(lines: Sequence[str], line: int, name: str) -> str | Non
     or a type variable."""
     header = " ".join(text.strip() for text in lines[max(0, line - 2) : line])
     match = re.search(_JAVA_RETURN.format(name=re.escape(name)), header)
-    if match is None or match.group(2) or match.group(1) in _NOT_JAVA_CLASSES:
+    if match is None or match.group(2) or match.group(1) in NOT_JAVA_CLASSES:
         return None
     type_name = match.group(1)
     return None if len(type_name) == 1 else type_name
