@@ -54,11 +54,11 @@ def _on_self(prefix: str, receiver: str) -> bool:
 @lru_cache(maxsize=256)
 def _declaration(name: str, lang: str) -> re.Pattern[str]:
     """A line declaring field ``name``; its first non-empty group is the class, dotted as
-    written."""
+    written. ``return header;`` in a getter above the declaration declares nothing."""
     field = re.escape(name)
     if lang == "python":
         return re.compile(rf"\bself\.{field}\s*(?::\s*([A-Z][\w.]*)|=\s*([A-Z][\w.]*)\s*\()")
     return re.compile(
         r"^\s*(?:@[\w.]+\s+)*(?:(?:public|protected|private|static|final|transient|volatile)\s+)*"
-        rf"([A-Za-z_$][\w$.]*)\s*(?:<[^;=()]*>)?\s*(?:\[\s*\])*\s+{field}\s*[;=]"
+        rf"(?!(?:return|new)\b)([A-Za-z_$][\w$.]*)\s*(?:<[^;=()]*>)?\s*(?:\[\s*\])*\s+{field}\s*[;=]"
     )

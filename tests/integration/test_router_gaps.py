@@ -812,11 +812,15 @@ INHERITED_FIELD = {
         "import bands.meta.Header;\n"
         "\n"
         "public abstract class BandSet {\n"
-        "    protected final Header header;\n"
-        "\n"
         "    protected BandSet(Header header) {\n"
         "        this.header = header;\n"
         "    }\n"
+        "\n"
+        "    Header header() {\n"
+        "        return header;\n"
+        "    }\n"
+        "\n"
+        "    protected final Header header;\n"
         "}\n"
     ),
     **{
@@ -842,9 +846,9 @@ INHERITED_FIELD = {
 
 
 def test_a_field_the_enclosing_class_inherits_reaches_the_class_its_base_declares(tmp_path):
-    """``header.`` in a subclass whose base declares ``protected final Header header;``:
-    Header, imported into the base's file, joins as the one second hop, not the classes
-    of other files' own ``header`` fields."""
+    """``header.`` in a subclass whose base declares ``protected final Header header;``
+    (below a getter's ``return header;``): Header, imported into the base's file, joins as
+    the one second hop, not the classes of other files' own ``header`` fields."""
     repo = written_repo(tmp_path / "bands", INHERITED_FIELD)
     res = _retrieved(repo, "src/bands/CpBands.java", "header.get", "header.", similar=False)
     _reached_by_one_hop(repo, res, "Header", "src/bands/meta/Header.java", r"getFloatCount")
