@@ -679,12 +679,15 @@ def untyped_receiver(ctx: LocalContext) -> str | None:
 
 def member_receiver(ctx: LocalContext) -> str | None:
     """The object of a member access at the cursor (``item.``, ``self.io_loop.``,
-    ``get().``); None after ``self.``, an imported name or a class name."""
+    ``get().``, ``MLK_DAY.``: a constant); None after ``self.``, an imported name or a
+    class name."""
     match = _ACCESS_RE.search(ctx.prefix)
     if match is None:
         return None
     receiver = match.group(1)
     imported = {imp.local_name for imp in ctx.imports}
-    if receiver in _SELF_NAMES or receiver in imported or receiver[:1].isupper():
+    if receiver in _SELF_NAMES or receiver in imported:
+        return None
+    if receiver[:1].isupper() and not (receiver.isupper() and len(receiver) > 1):
         return None
     return receiver

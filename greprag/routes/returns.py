@@ -26,6 +26,7 @@ __all__ = ["NOT_JAVA_CLASSES", "java_returned_class", "returned_class", "returne
 SIGNATURE_LINES = 8  # a def's lines read for its return annotation
 BODY_LINES = 40  # an unannotated def's lines read for its first return
 FACTORY_HITS = 2  # definitions of the factory whose returned class is read
+_CLASS_LINE = re.compile(r"\s*class\s+([A-Za-z_]\w*)")
 _RETURNS = re.compile(r"->\s*(.+?)\s*:\s*(?:#.*)?$")
 _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -47,8 +48,8 @@ def returned_classes(
     lines_of: LinesOf,
     files: RepoFiles,
 ) -> list[ClassSite]:
-    """The in-repo classes a factory's definitions (hits of the plan's probe of it)
-    return: in Python, on ``x.`` with ``x = factory(...)`` in view; in Java, on
+    """The in-repo classes a factory's definitions (hits of the plan's definition or
+    import probe of it) return: in Python, on ``x.`` with ``x = factory(...)`` in view; in Java, on
     ``factory(...).``."""
     if ctx.lang == "python":
         callee = ctx.assignments.get(member_receiver(ctx) or "")
@@ -61,10 +62,12 @@ def returned_classes(
     if not callee:
         return []
     factory = callee.rsplit(".", 1)[-1]
+    named = re.compile(rf"\b{re.escape(factory)}\b")  # an import probe seeks other names too
     probes = {
         i
         for i, q in enumerate(plan.queries)
-        if q.identifier == factory and q.kind == "method" and q.purpose == "definition"
+        if (q.identifier == factory and q.kind == "method" and q.purpose == "definition")
+        or (q.purpose == "import" and factory.islower() and factory in q.identifier.split(","))
     }
     found: list[ClassSite] = []
     seen = 0
@@ -73,6 +76,8 @@ def returned_classes(
             continue
         lines = lines_of(cand.path)
         for line in cand.match_lines:
+            if not named.search(lines[line - 1]):
+                continue
             name = returned(lines, line)
             if not name:  # a line the probe matched that declares no class (``return f()``)
                 continue
@@ -90,7 +95,10 @@ def returned_class(lines: Sequence[str], line: int) -> str | None:
     return annotation's (``-> ds.ETags``; ``Optional[X]`` and ``X | None`` give X), or
     without one, the class its first ``return`` or ``yield`` constructs (``return
     Environment(...)``: a pytest fixture). None for a container, a typing name, or a
-    first return that constructs no class."""
+    first return that constructs no class. A class declared at ``line`` is its own
+    factory (``rrule.rrule(...)``: a lower-case class called like a function)."""
+    if declared := _CLASS_LINE.match(lines[line - 1]):
+        return declared.group(1)
     signature, end = "", line
     for number, text in enumerate(lines[line - 1 : line - 1 + SIGNATURE_LINES], line):
         signature, end = signature + " " + text.strip(), number

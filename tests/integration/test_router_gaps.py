@@ -397,6 +397,44 @@ def test_a_receiver_from_a_factory_reaches_the_class_the_factory_returns(tmp_pat
     _reached_by_one_hop(repo, res, "ETags", "tags/structures/etag.py", r"def contains_weak")
 
 
+LOWER_CASE_CLASS = {
+    "dates/__init__.py": "",
+    "dates/rrule.py": (
+        "class rrulebase(object):\n"
+        "    def between(self, after, before, inc=False):\n"
+        "        return [d for d in self if after <= d <= before]\n"
+        "\n"
+        "\n"
+        "class rrule(rrulebase):\n"
+        "    def __init__(self, freq, dtstart=None):\n"
+        "        self.freq = freq\n"
+        "\n"
+        "\n"
+        "YEARLY = 0\n"
+    ),
+    "holidays.py": (
+        "from dates import rrule\n"
+        "\n"
+        "MLK_DAY = rrule.rrule(freq=rrule.YEARLY)\n"
+        "\n"
+        "\n"
+        "def test_mlk_day():\n"
+        "    assert MLK_DAY.between(1, 2) == []\n"
+    ),
+}
+
+
+def test_a_constant_built_by_a_lower_case_class_reaches_its_base(tmp_path):
+    """``MLK_DAY = rrule.rrule(...)`` then ``MLK_DAY.``: ``rrule`` is a class called like
+    a function, found by the module's import probe; its base defines the member."""
+    repo = written_repo(tmp_path / "dates", LOWER_CASE_CLASS)
+    res = _retrieved(repo, "holidays.py", "MLK_DAY.between", "MLK_DAY.", similar=False)
+    hops = [(q.identifier, q.purpose) for q in res.queries]
+    assert ("rrule", "second hop") in hops and ("rrulebase", "second hop") in hops, hops
+    wanted = line_of(repo, "dates/rrule.py", r"def between")
+    assert covering(res, "dates/rrule.py", wanted), describe(res)
+
+
 FLUENT = {
     "src/main/java/org/csv/Format.java": (
         "package org.csv;\n"

@@ -25,6 +25,7 @@ from greprag.routes.returns import java_returned_class, returned_class
         (["def get(cls):", "    return cls()"], None),
         (["def get(self):", "    return", "def other():", "    return Session()"], None),
         (["def get(self):", "    pass", "", "def other():", "    return Session()"], None),
+        (["class rrule(rrulebase):", "    def __init__(self, freq):"], "rrule"),
     ],
 )
 def test_returned_class(lines, expected):
