@@ -9,7 +9,7 @@ from pathlib import Path
 
 from greprag.errors import RetrievalError
 from greprag.files import decode_text, is_binary, read_bytes
-from greprag.languages import STRING_LITERAL_RE, get_language, language_for_path
+from greprag.languages import STRING_LITERAL_RE, get_language, is_constant, language_for_path
 
 
 @dataclass(frozen=True)
@@ -688,6 +688,6 @@ def member_receiver(ctx: LocalContext) -> str | None:
     imported = {imp.local_name for imp in ctx.imports}
     if receiver in _SELF_NAMES or receiver in imported:
         return None
-    if receiver[:1].isupper() and not (receiver.isupper() and len(receiver) > 1):
+    if receiver[:1].isupper() and not is_constant(receiver):
         return None
     return receiver

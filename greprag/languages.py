@@ -302,6 +302,11 @@ def wildcards_for(name: str | None) -> Wildcards:
     return lang.wildcards if lang else BRACE_WILDCARDS
 
 
+def is_constant(identifier: str) -> bool:
+    """``MLK_DAY``, ``DEFAULT``: all capitals, longer than one letter (``T`` names a type)."""
+    return identifier.isupper() and len(identifier) > 1
+
+
 def is_generic(identifier: str) -> bool:
     """True for names so common that searching them floods (``init``, ``config``, ``run``)."""
     lowered = identifier.lower().strip("_")

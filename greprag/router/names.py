@@ -17,7 +17,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from greprag.context import ImportRef, LocalContext
-from greprag.languages import IDENTIFIER_RE, STRING_LITERAL_RE, get_language, is_generic
+from greprag.languages import (
+    IDENTIFIER_RE,
+    STRING_LITERAL_RE,
+    get_language,
+    is_constant,
+    is_generic,
+)
 from greprag.models import QueryKind
 
 if TYPE_CHECKING:
@@ -290,7 +296,7 @@ def _snake_to_camel(name: str) -> str:
 def _kind_of(name: str, called: bool, after_new: bool, lang: str | None) -> QueryKind:
     if after_new:
         return "class"
-    if name.isupper() and len(name) > 1:
+    if is_constant(name):
         return "variable"
     if name[0].isupper():
         if called and lang in ("go", "csharp"):

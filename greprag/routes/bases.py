@@ -24,6 +24,7 @@ from greprag.router.names import self_member
 from greprag.router.probes import definition
 
 __all__ = [
+    "PY_CLASS_LINE",
     "ClassSite",
     "LinesOf",
     "RepoFiles",
@@ -41,6 +42,7 @@ MIN_WEIGHT = 0.5  # a class probe this strong stands for the receiver's type
 HEADER_LINES = 4  # a class header's lines read for its bases
 BASES_PER_HEADER = 4  # a header's bases looked up, first first
 _CLASS_PURPOSES = frozenset({"definition", "wildcard", "second hop"})
+PY_CLASS_LINE = re.compile(r"^\s*class\s+(\w+)\b")  # a Python class's line; its name
 _PY_HEADER = re.compile(r"^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\(")
 _BRACE_HEADER = re.compile(r"\b(?:class|interface|enum|record)\s+\w+([^{]*)")
 _BRACKETS = re.compile(r"\[[^\[\]]*\]|<[^<>]*>")

@@ -15,14 +15,13 @@ from collections.abc import Sequence
 
 from greprag.context import LocalContext, member_receiver
 from greprag.models import Candidate, QueryPlan
-from greprag.routes.bases import ClassSite, LinesOf
+from greprag.routes.bases import PY_CLASS_LINE, ClassSite, LinesOf
 from greprag.syntax.scan import enclosing_class
 
 __all__ = ["classes_of_members"]
 
 MAX_CLASSES = 2  # classes taken for the receiver; a member defined in more says nothing
 _DEF = re.compile(r"^\s+(?:async\s+)?def\s+(\w+)\s*\(")
-_CLASS = re.compile(r"^\s*class\s+(\w+)\b")
 
 
 def classes_of_members(
@@ -53,7 +52,7 @@ def classes_of_members(
             if method is None or method.group(1) not in used:
                 continue
             head = enclosing_class(lines, number)
-            header = _CLASS.match(lines[head - 1]) if head else None
+            header = PY_CLASS_LINE.match(lines[head - 1]) if head else None
             if header:
                 site = ClassSite(header.group(1), cand.path, head)
                 holders.setdefault(method.group(1), {})[site] = None

@@ -19,14 +19,13 @@ from greprag.context import LocalContext, member_receiver
 from greprag.languages import words
 from greprag.models import Candidate, QueryPlan
 from greprag.router.names import receiver_call
-from greprag.routes.bases import ClassSite, LinesOf, RepoFiles, locate_class
+from greprag.routes.bases import PY_CLASS_LINE, ClassSite, LinesOf, RepoFiles, locate_class
 
 __all__ = ["NOT_JAVA_CLASSES", "java_returned_class", "returned_class", "returned_classes"]
 
 SIGNATURE_LINES = 8  # a def's lines read for its return annotation
 BODY_LINES = 40  # an unannotated def's lines read for its first return
 FACTORY_HITS = 2  # definitions of the factory whose returned class is read
-_CLASS_LINE = re.compile(r"\s*class\s+([A-Za-z_]\w*)")
 _RETURNS = re.compile(r"->\s*(.+?)\s*:\s*(?:#.*)?$")
 _OPTIONAL = re.compile(r"^(?:typing\.|t\.)?Optional\[(.+)\]$")
 _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -49,8 +48,8 @@ def returned_classes(
     files: RepoFiles,
 ) -> list[ClassSite]:
     """The in-repo classes a factory's definitions (hits of the plan's definition or
-    import probe of it) return: in Python, on ``x.`` with ``x = factory(...)`` in view; in Java, on
-    ``factory(...).``."""
+    import probe of it) return: in Python, on ``x.`` with ``x = factory(...)`` in view;
+    in Java, on ``factory(...).``."""
     if ctx.lang == "python":
         callee = ctx.assignments.get(member_receiver(ctx) or "")
         returned: Callable[[Sequence[str], int], str | None] = returned_class
@@ -97,7 +96,7 @@ def returned_class(lines: Sequence[str], line: int) -> str | None:
     Environment(...)``: a pytest fixture). None for a container, a typing name, or a
     first return that constructs no class. A class declared at ``line`` is its own
     factory (``rrule.rrule(...)``: a lower-case class called like a function)."""
-    if declared := _CLASS_LINE.match(lines[line - 1]):
+    if declared := PY_CLASS_LINE.match(lines[line - 1]):
         return declared.group(1)
     signature, end = "", line
     for number, text in enumerate(lines[line - 1 : line - 1 + SIGNATURE_LINES], line):
