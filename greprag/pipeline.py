@@ -212,6 +212,7 @@ class Retriever:
             lines_of=request.files.get,
             expand=BlockWidener(files.get, current),
             current=current,
+            twin=ctx.enclosing_function if ctx.empty_body else None,
         )
         clock.lap("dedup_pack")
         packed = assembly.packed

@@ -79,8 +79,10 @@ def assemble(
     lines_of: LinesOf,
     expand: Expander,
     current: CursorFile,
+    twin: str | None = None,
 ) -> Assembly:
-    """Pack ``ranked`` (best first) within ``settings.budget`` tokens."""
+    """Pack ``ranked`` (best first) within ``settings.budget`` tokens; ``twin``: the
+    function an empty body writes, whose same-named definitions show whole."""
     s = settings
     expansion: BlockExpansion | None = None
     if s.dedup:
@@ -113,6 +115,7 @@ def assemble(
         compact_tokens=s.compact_tokens,
         similar_share=s.similar_share,
         similar_full=None if expansion is None else partial(expansion.hold, SIMILAR_ROUTE),
+        twin=twin,
     )
     if expansion is None:
         return Assembly(packed, [])

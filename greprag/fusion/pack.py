@@ -72,6 +72,7 @@ def marked_forms(
     item: MergedRange,
     whole_signature: bool = True,
     most_headers: int | None = None,
+    twin: str | None = None,
 ) -> Iterator[Form]:
     """Ever shorter forms of the range that keep its signatures and what matched.
 
@@ -89,7 +90,10 @@ def marked_forms(
     outline shows a signature per member, and so many do not fit (outlining a long class
     costs a parse). A type hop's range whose matched line opens a nested class (a call
     chain's ``CSVFormat.Builder``) first gets the outer header with that class's member
-    signatures, with and then without the matched lines around.
+    signatures, with and then without the matched lines around. At an empty body,
+    ``twin`` names the function being written: a range holding definitions of that name
+    (the sibling to copy from) first shows them whole, in the class outline when it has
+    one, else with the other definitions by their headers.
     """
     start, end = item.start_line, item.end_line
     first = next((n for n in range(start, end + 1) if not _DECORATION.match(lines[n - 1])), start)
@@ -101,6 +105,13 @@ def marked_forms(
     elif roomy and _holds_class(lines, first, headers):
         outlined = syntax.range_outlined(path, lines, start, end)
     outline = outlined.text if outlined else ""
+    if twin and outline:  # the same-named member whole in its class's outline
+        opened = syntax.members_named(outlined, lines, twin)
+        if opened != outline:
+            yield Form(opened, of_class=True)
+    twins = _twin_lines(lines, item, first, headers, twin) if twin and not outline else set()
+    if twins and len(twins) < end - start + 1:  # the same-named definition whole
+        yield Form(_elide(lines, twins | set(range(start, first + 1)) | headers, start, end))
     if outline and item.match_lines and syntax.opens_members(path):
         # the members that matched, whole: what a class-wide merge would hide
         opened = syntax.members_whole(outlined, lines, frozenset(item.match_lines))
@@ -172,6 +183,26 @@ def _nested_members(
         if close is not None:
             found |= {hit, close} | {h for h in headers if hit < h <= close}
     return found
+
+
+def _twin_lines(
+    lines: Sequence[str], item: MergedRange, first: int, headers: set[int], twin: str
+) -> set[int]:
+    """The lines of the definitions in the range named ``twin`` (each from its header to
+    the next header no deeper than it, or the range's end)."""
+    named = syntax.header_of(twin)
+    ordered = sorted({first} | headers)
+    kept: set[int] = set()
+    for i, header in enumerate(ordered):
+        if not named.search(lines[header - 1]):
+            continue
+        line = lines[header - 1]
+        depth = len(line) - len(line.lstrip())
+        after = (
+            n for n in ordered[i + 1 :] if len(lines[n - 1]) - len(lines[n - 1].lstrip()) <= depth
+        )
+        kept.update(range(header, next(after, item.end_line + 1)))
+    return kept
 
 
 def _holds_class(lines: Sequence[str], first: int, headers: set[int]) -> bool:
@@ -291,6 +322,7 @@ def _first_fitting(
     encoding: str,
     class_cap: int | None = None,
     whole_signature: bool = False,
+    twin: str | None = None,
 ) -> Block | None:
     """The longest shortened form within ``cap`` (a class outline within ``class_cap``;
     the shortest form may use all that is left; ``whole_signature``: see
@@ -300,7 +332,7 @@ def _first_fitting(
     class_limit = min(cap if class_cap is None else max(cap, class_cap), left)
     most_headers = class_limit // _MIN_SIGNATURE_TOKENS
     block = None
-    for form in marked_forms(item.path, lines, item, whole_signature, most_headers):
+    for form in marked_forms(item.path, lines, item, whole_signature, most_headers, twin):
         limit = cap if not form.of_class or class_cap is None else max(cap, class_cap)
         limit = min(limit, left)
         block = Block(item.path, item.start_line, end, form.text, score, item.route, outline=True)
@@ -326,6 +358,7 @@ class _Packer:
     encoding: str
     chosen: list[Block]
     dropped: list[Drop]
+    twin: str | None = None
     used: int = 0
     similar_used: int = 0
 
@@ -360,7 +393,16 @@ class _Packer:
         # a definition's parameters, unless compact; similar code shows what matched instead
         whole_signature = compact is None and item.route != SIMILAR_ROUTE
         short = _first_fitting(
-            item, lines, end, whole.score, cap, left, self.encoding, class_cap, whole_signature
+            item,
+            lines,
+            end,
+            whole.score,
+            cap,
+            left,
+            self.encoding,
+            class_cap,
+            whole_signature,
+            self.twin,
         )
         if short is not None:
             return short
@@ -388,6 +430,7 @@ def pack(
     compact_tokens: int = 120,
     similar_share: float = 1.0,
     similar_full: Callable[[], None] | None = None,
+    twin: str | None = None,
 ) -> Packed:
     """Pack ranges (best first) into at most ``budget`` tokens.
 
@@ -396,9 +439,10 @@ def pack(
     goes in whole up to ``max_usage_tokens``; past that, its call sites are what counts.
     Past ``compact_after`` tokens, ranges other than similar code go in compact; similar
     code beyond ``similar_share`` of the budget waits until the end; ``similar_full`` is
-    called when the first such block waits (``BlockExpansion.hold``).
+    called when the first such block waits (``BlockExpansion.hold``); ``twin``: the
+    function an empty body writes (``marked_forms``).
     """
-    packer = _Packer(lines_of, budget, max_block_tokens or budget, encoding, [], [])
+    packer = _Packer(lines_of, budget, max_block_tokens or budget, encoding, [], [], twin)
     waiting: list[Block] = []
     for item in ranges:
         if budget - packer.used < MIN_USEFUL_TOKENS:

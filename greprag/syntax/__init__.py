@@ -22,6 +22,8 @@ from greprag.syntax.analysis import definition_spans, expand_range, file_spans
 from greprag.syntax.outline import (
     Outlined,
     class_outlined,
+    header_of,
+    members_named,
     members_whole,
     nested_class_end,
     opens_members,
@@ -39,6 +41,8 @@ __all__ = [
     "definition_spans",
     "expand_range",
     "file_spans",
+    "header_of",
+    "members_named",
     "members_whole",
     "nested_class_end",
     "opens_members",

@@ -28,6 +28,8 @@ from greprag.syntax.spans import Analysis, Span, smallest_containing
 __all__ = [
     "Outlined",
     "class_outlined",
+    "header_of",
+    "members_named",
     "members_whole",
     "opens_members",
     "outlined",
@@ -126,12 +128,30 @@ def members_whole(shown: Outlined, lines: Sequence[str], matched: frozenset[int]
         for member in shown.members
     ]
     chosen = sorted((h for h in held if h[0] >= MIN_WHOLE_HITS), key=lambda h: (-h[0], h[1]))
-    if not chosen:
-        return shown.text
+    return _opened(shown, lines, [m for _, _, m in chosen[:MAX_WHOLE_MEMBERS]])
+
+
+def members_named(shown: Outlined, lines: Sequence[str], name: str) -> str:
+    """``shown``'s text with the members defining ``name`` (the first
+    ``MAX_WHOLE_MEMBERS``: overloads) shown whole; its text as it is when none does."""
+    named = header_of(name)
+    chosen = [
+        member
+        for member in shown.members
+        if any(named.search(line) for line in lines[member[0] - 1 : member[0] + 2])
+    ]
+    return _opened(shown, lines, chosen[:MAX_WHOLE_MEMBERS])
+
+
+def header_of(name: str) -> re.Pattern[str]:
+    """What a header line defining the function ``name`` holds: the name, then ``(``."""
+    return re.compile(rf"\b{re.escape(name)}\s*\(")
+
+
+def _opened(shown: Outlined, lines: Sequence[str], members: list[tuple[int, int, int, int]]) -> str:
+    """``shown``'s text with ``members`` (its ``members`` entries) whole."""
     rows = shown.text.split("\n")
-    for first, last, low, high in sorted(
-        (m for _, _, m in chosen[:MAX_WHOLE_MEMBERS]), key=lambda m: -m[2]
-    ):
+    for first, last, low, high in sorted(members, key=lambda m: -m[2]):
         rows[low:high] = lines[first - 1 : last]
     return "\n".join(rows)
 

@@ -382,3 +382,52 @@ def test_the_receivers_type_too_long_to_outline_shows_its_public_member_headers(
     assert not any("def base_method_3(" in text for text in plain)
     assert "def base_method_3(" in shown[0] and "def style_method_3(" in shown[0]
     assert "def _hidden" not in shown[1] and "compute_style_value" not in shown[0]
+
+
+PLUGIN_METHODS = [
+    *[
+        line
+        for name in ("add_initializer", "add_construct_method", "set_frozen")
+        for line in (
+            f"    def {name}(self, fields: list[Field], frozen: bool) -> None:",
+            f'        """Step {name} of the transform."""',
+            *[f"        info_{i} = self.api.lookup({name!r}, fields, {i})" for i in range(6)],
+            "        info.names[var.name] = SymbolTableNode(MDEF, var)",
+            "",
+        )
+    ],
+]
+
+
+def test_an_empty_bodys_same_named_definition_shows_whole_in_a_range_too_long():
+    """At an empty ``set_frozen`` body, a merged range of three methods over the cap shows
+    the other ``set_frozen`` whole (the sibling to copy) and the rest by their headers;
+    without the name, by headers and matched lines only."""
+    item = MergedRange("plugin.py", 1, len(PLUGIN_METHODS), 1.0, "grep", match_lines={1, 21})
+    lines = {"plugin.py": PLUGIN_METHODS}.__getitem__
+    plain = pack([item], lines, budget=4096, max_block_tokens=256).blocks[0]
+    assert plain.outline and "SymbolTableNode" not in plain.text
+    twin = pack([item], lines, budget=4096, max_block_tokens=256, twin="set_frozen").blocks[0]
+    assert twin.outline and twin.tokens <= 256
+    assert "def add_initializer(" in twin.text and "'add_initializer', fields, 3" not in twin.text
+    assert "self.api.lookup('set_frozen', fields, 5)" in twin.text
+    assert twin.text.rstrip().endswith("SymbolTableNode(MDEF, var)")
+    other = pack([item], lines, budget=4096, max_block_tokens=256, twin="missing").blocks[0]
+    assert other.text == plain.text
+
+
+def test_an_empty_bodys_same_named_method_shows_whole_in_its_class_outline():
+    """A class over the cap, at an empty ``style_method_7`` body elsewhere: its outline
+    (attributes and every member's signature) with ``style_method_7`` whole; Java too."""
+    item = MergedRange("styles.py", 1, len(BIG_CLASS), 1.0, "grep", match_lines={2})
+    lines = {"styles.py": BIG_CLASS, "Styles.java": JAVA_CLASS}.__getitem__
+    plain = pack([item], lines, budget=4096, max_block_tokens=512).blocks[0]
+    assert plain.outline and "compute_style_value" not in plain.text
+    twin = pack([item], lines, budget=4096, max_block_tokens=512, twin="style_method_7")
+    text = twin.blocks[0].text
+    assert text.count("compute_style_value") == 1 and "compute_style_value(color, bold, 7)" in text
+    assert '"""A terminal style."""' in text and "def style_method_29(" in text
+    java = MergedRange("Styles.java", 1, len(JAVA_CLASS), 1.0, "grep", match_lines={1})
+    shown = pack([java], lines, budget=4096, max_block_tokens=512, twin="styleMethod7")
+    assert 'return value.withName("style7");' in shown.blocks[0].text
+    assert shown.blocks[0].text.count("computeStyleValue") == 1
