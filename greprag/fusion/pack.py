@@ -194,9 +194,9 @@ def _twin_lines(
     ordered = sorted({first} | headers)
     kept: set[int] = set()
     for i, header in enumerate(ordered):
-        if not named.search(lines[header - 1]):
-            continue
         line = lines[header - 1]
+        if not named.search(line):
+            continue
         depth = len(line) - len(line.lstrip())
         after = (
             n for n in ordered[i + 1 :] if len(lines[n - 1]) - len(lines[n - 1].lstrip()) <= depth

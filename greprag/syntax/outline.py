@@ -133,7 +133,9 @@ def members_whole(shown: Outlined, lines: Sequence[str], matched: frozenset[int]
 
 def members_named(shown: Outlined, lines: Sequence[str], name: str) -> str:
     """``shown``'s text with the members defining ``name`` (the first
-    ``MAX_WHOLE_MEMBERS``: overloads) shown whole; its text as it is when none does."""
+    ``MAX_WHOLE_MEMBERS``: overloads) shown whole; its text as it is when none does. A
+    member's first three lines are read for its header: decorators or annotations may
+    come first."""
     named = header_of(name)
     chosen = [
         member
