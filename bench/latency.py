@@ -284,6 +284,7 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
     cold_rg = statistics.median(time_rg(walk, repo)[0] for _ in range(3))
     for at in cursors[:_WARMUP]:
         retriever.retrieve(file=at.file, line=at.line, column=at.column)
+    index_s, index = _settle(retriever, cursors[:_WARMUP])
     wall: list[float] = []
     floor: list[float] = []
     cpu: list[float] = []  # this process's and rg's CPU per retrieval
@@ -306,6 +307,9 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
             cpu.append((sum(_cpu()) - before) * 1000)
             for stage, ms in res.timings.items():
                 stages.setdefault(stage, []).append(ms)
+    if index is not None:  # searches of the timed retrievals the index answered
+        after = _index_stats(0.0)
+        index = {**index, "answered": after["answered"] - index["answered"] if after else 0}
     return {
         "n": len(cursors),
         "floor_p50": statistics.median(floor),
@@ -320,10 +324,37 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
         "cold_ms": cold_ms,
         "cold_stages": cold_result.timings,
         "cold_rg": cold_rg,
+        "index_s": index_s,
+        "index": index,
         "rss_mib": _rss_mib(),
         "worker_rss_mib": _worker_rss_mib(),
         "load": [load_before, os.getloadavg()[0]],
     }
+
+
+def _settle(retriever, warmup: list[Cursor]) -> tuple[float, dict[str, int] | None]:
+    """Seconds the similar route's worker took to read the repository into its word
+    index (queued by the warm-up's searches once the worker is up), and the index's
+    stats: warm retrievals are measured on a settled worker, as a server's are after
+    its first seconds."""
+    from greprag.routes.similar_worker import shared_worker
+
+    worker = shared_worker()
+    if worker is None or not worker.ready(30.0):
+        return 0.0, None
+    for at in warmup:
+        retriever.retrieve(file=at.file, line=at.line, column=at.column)
+    start = time.perf_counter()
+    stats = _index_stats(300.0)
+    return time.perf_counter() - start, stats
+
+
+def _index_stats(timeout: float) -> dict[str, int] | None:
+    """The worker's word index stats once it has read what it queued (``settle``)."""
+    from greprag.routes.similar_worker import shared_worker
+
+    worker = shared_worker()
+    return worker.settle(timeout) if worker is not None else None
 
 
 def _child(name: str, args: argparse.Namespace) -> None:
@@ -353,9 +384,9 @@ def print_tables(rows: list[dict[str, object]]) -> None:
     print(
         "| corpus | lang | files | lines | rg floor p50 / p95 | p50 | p95 | max "
         "| p50 / floor | p95 / p50 | CPU: retrieval / floor | cold retrieve "
-        "| cold rg (walk) | peak RSS (+ worker) | load |"
+        "| cold rg (walk) | peak RSS (+ worker) | worker's word index | load |"
     )
-    print("| --- " * 15 + "|")
+    print("| --- " * 16 + "|")
     for r in rows:
         print(
             f"| {r['corpus']} | {r['lang']} | {r['files']:,} | {r['lines']:,} "
@@ -364,7 +395,7 @@ def print_tables(rows: list[dict[str, object]]) -> None:
             f"| {r['p95'] / r['p50']:.2f} | {r['cpu']:.1f} / {r['floor_cpu']:.1f} ms "
             f"| {r['cold_ms']:.0f} ms | {r['cold_rg']:.1f} ms "
             f"| {r['rss_mib']:.0f} + {r.get('worker_rss_mib', 0.0):.0f} MiB "
-            f"| {r['load'][0]:.1f}–{r['load'][1]:.1f} |"
+            f"| {_index_cell(r)} | {r['load'][0]:.1f}–{r['load'][1]:.1f} |"
         )
     print()
     print("| corpus | n | " + " | ".join(STAGES) + " | cold: " + ", ".join(STAGES[:-1]) + " |")
@@ -373,6 +404,18 @@ def print_tables(rows: list[dict[str, object]]) -> None:
         warm = " | ".join(f"{r['stages'].get(k, 0.0):.1f}" for k in STAGES)
         cold = ", ".join(f"{r['cold_stages'].get(k, 0.0):.0f}" for k in STAGES[:-1])
         print(f"| {r['corpus']} | {r['n']} | {warm} | {cold} |")
+
+
+def _index_cell(row: dict[str, object]) -> str:
+    """The word index's files and postings, the seconds it took to read, and how many
+    warm searches it answered (rg answered the rest)."""
+    index = row.get("index")
+    if not index:
+        return "none"
+    return (
+        f"{index['files']:,} files, {index['postings'] / 1e6:.1f} M words, "
+        f"{row['index_s']:.1f} s; answered {index['answered']}"
+    )
 
 
 def cold_cli(repo: Path, at: Cursor, budget: int) -> list[float]:

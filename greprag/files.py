@@ -175,7 +175,8 @@ RACY_NS = 3_000_000_000
 MAX_STORED_CHARS = 64_000_000
 
 
-def _stat_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
+def stat_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What tells a file's versions apart: device, inode, size, mtime and ctime."""
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
@@ -210,7 +211,7 @@ class FileStore:
 
     def _stat(self, path: str) -> tuple[int, int, int, int, int] | None:
         try:
-            return _stat_key(os.stat(self._prefix + path))
+            return stat_key(os.stat(self._prefix + path))
         except (OSError, ValueError):
             return None
 
@@ -235,7 +236,7 @@ class FileStore:
             lines = entry.lines
         trusted = started - max(info.st_mtime_ns, info.st_ctime_ns) > RACY_NS
         plain = not data.startswith(_BOM_PREFIXES) and b"\r" not in data and b"\0" not in data
-        self._keep(path, _Stored(_stat_key(info), lines, chars, trusted, plain))
+        self._keep(path, _Stored(stat_key(info), lines, chars, trusted, plain))
         return lines
 
     def plain_size(self, path: str, lines: Sequence[str]) -> int | None:

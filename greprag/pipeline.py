@@ -305,10 +305,11 @@ class Retriever:
     ) -> tuple[RouteRequest, list[Callable[[], RouteHits] | None]]:
         """Start the similar route, which needs no plan: once the repository is listed,
         its rg pass runs in the background while the plan is made and the other routes
-        search, and the rg processes share the cores. Per route, what finishes it (None:
-        a route that searches when asked)."""
+        search, and the rg processes share the cores (unless the worker's word index
+        answers it without rg). Per route, what finishes it (None: a route that searches
+        when asked)."""
         alongside = [r for r in self.routes if isinstance(r, SimilarRoute)]
-        if any(r.grep.fresh_files(request.ctx.lang) is not None for r in alongside):
+        if any(r.reads_alongside(request.ctx.lang) for r in alongside):
             request = replace(request, rg_threads=shared_threads(2))
         started = [r.start(request) if isinstance(r, SimilarRoute) else None for r in self.routes]
         return request, started

@@ -79,6 +79,19 @@ def test_a_workspace_without_ray_never_imports_it(tmp_path):
     assert "ray" not in _loaded(body)
 
 
+def test_a_one_shot_retrieval_loads_no_numpy_nor_models():
+    """A CLI-like retrieval (no worker, so no word index) loads tiktoken to count tokens
+    and nothing heavier: the similar route's index imports numpy only in its worker."""
+    repo = Path(__file__).parent / "fixtures" / "py_pipeline"
+    body = (
+        "from greprag import Retriever\n"
+        f"r = Retriever({str(repo)!r})\n"
+        "assert r.retrieve(left_context='loader = DataLoader(path)\\nloader.', "
+        "language='python').blocks\n"
+    )
+    assert _loaded(body) == ["tiktoken"]
+
+
 def test_the_probe_sees_a_heavy_import():
     """The guard can fail: importing one of the listed modules is detected."""
     assert _loaded("import numpy") == ["numpy"]

@@ -143,6 +143,15 @@ class SimilarRoute:
     def search(self, request: RouteRequest) -> RouteHits:
         return self.start(request)()
 
+    def reads_alongside(self, lang: str | None) -> bool:
+        """Whether the next search runs an rg pass while the grep route's runs: the
+        repository is listed (the warm case), and the worker's word index did not answer
+        its last search here (it answers without rg from then on)."""
+        if self.grep.fresh_files(lang) is None:
+            return False
+        worker = shared_worker() if self.worker and self._searched else None
+        return worker is None or not worker.indexed.get(str(self.grep.repo), False)
+
     def start(self, request: RouteRequest) -> Callable[[], RouteHits]:
         """Begin the search and return what finishes it: the pipeline starts this route
         first so that, once the repository is listed, its rg pass and ranking run in the

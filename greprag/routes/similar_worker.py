@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from greprag.cursor_file import CursorFile
 from greprag.errors import SearchError
 from greprag.rg import SearchSpec, run_words
+from greprag.routes.similar_index import Occurrences
 from greprag.routes.similar_rank import Region, Round, Term, ranked_rounds
 
 if TYPE_CHECKING:
@@ -71,36 +72,45 @@ class WordsJob:
     timeout: float
 
 
-def job_rounds(job: WordsJob) -> Iterator[Round]:
+def job_rounds(job: WordsJob, held: Occurrences | None = None) -> Iterator[Round]:
     """The job's rg pass ranked into rounds of regions (``ranked_rounds``), in the worker
-    or in the route's own thread alike; ``SearchError`` when the pass fails."""
-    found = run_words(Path(job.rg), Path(job.repo), job.spec, job.timeout)
+    or in the route's own thread alike; ``SearchError`` when the pass fails. The worker
+    passes its index (``held``), which answers instead of rg once it holds the files."""
+    found = held.answer(job.repo, job.spec) if held is not None else None
+    if found is None:
+        found = run_words(Path(job.rg), Path(job.repo), job.spec, job.timeout)
     searched = max(job.searched, len(found), 1)
     return ranked_rounds(list(job.terms), found, searched, job.current, job.folder)
 
 
-def _encoded(job_id: int, round_: Round) -> tuple:
+def _encoded(job_id: int, round_: Round, indexed: bool) -> tuple:
     regions, last = round_
     return (
         "round",
         job_id,
         [(r.path, r.start, r.end, r.hit_lines, r.score) for r in regions],
         last,
+        indexed,
     )
 
 
 def serve(fd: int) -> None:
     """The worker's loop: answer each job with its first round of regions, each ``next``
-    with the following one, until the parent closes the socket."""
+    with the following one, each ``settle`` once every queued file is read, until the
+    parent closes the socket. Between messages it reads the files its index still lacks."""
     from multiprocessing.connection import Connection
 
     conn = Connection(fd)
     conn.send(("ready",))
     listings: OrderedDict[int, tuple[str, ...]] = OrderedDict()
+    held = Occurrences()
     rounds: Iterator[Round] | None = None
-    current = 0
+    current, indexed = 0, False
     while True:
         try:
+            if held.busy() and not conn.poll(0):
+                held.work()
+                continue
             message = conn.recv()
         except (EOFError, OSError):
             return
@@ -114,14 +124,21 @@ def serve(fd: int) -> None:
             try:
                 if job.listing:
                     job = replace(job, spec=replace(job.spec, paths=listings[job.listing]))
-                rounds = job_rounds(job)
-                reply = _encoded(current, next(rounds, ([], True)))  # no file: no region
+                answered = held.answered
+                rounds = job_rounds(job, held)
+                indexed = held.answered > answered
+                reply = _encoded(current, next(rounds, ([], True)), indexed)  # no file: no region
             except SearchError as exc:
                 reply = ("search-error", current, str(exc))
             except Exception as exc:  # the parent runs the search itself, and sees it there
                 reply = ("failed", current, repr(exc))
+        elif message[0] == "settle":
+            deadline = time.monotonic() + message[2]
+            while held.busy() and time.monotonic() < deadline:
+                held.work()
+            reply = ("settled" if not held.busy() else "reading", message[1], held.stats())
         elif rounds is not None and message[1] == current:
-            reply = _encoded(current, next(rounds, ([], True)))
+            reply = _encoded(current, next(rounds, ([], True)), indexed)
         else:
             reply = ("failed", message[1], "no such search")
         conn.send(reply)
@@ -140,6 +157,8 @@ class WordsWorker:
         self._jobs = 0
         # file lists sent, by identity (the list is held, so its id is not reused)
         self._sent: OrderedDict[int, tuple[list[str], int]] = OrderedDict()
+        # per repository: whether the last search was answered by the index (no rg ran)
+        self.indexed: dict[str, bool] = {}
 
     def submit(self, job: WordsJob, listed: list[str] | None) -> RemoteSearch | None:
         """Send ``job`` (``listed``: the files its pass reads, or None when rg walks the
@@ -164,7 +183,28 @@ class WordsWorker:
                 self._fail()
                 return None
             self._busy = job_id
-        return RemoteSearch(self, job_id, job.timeout + _REPLY_SLACK)
+        return RemoteSearch(self, job_id, job.repo, job.timeout + _REPLY_SLACK)
+
+    def settle(self, timeout: float = 120.0) -> dict[str, int] | None:
+        """Wait until the worker has read every file its index has queued (a benchmark
+        or a warm server calls this after its first searches), then its index's
+        ``Occurrences.stats``; None when it is not running, busy, or did not finish in
+        ``timeout`` seconds."""
+        if not self.ready(timeout):
+            return None
+        with self._lock:
+            if self._gone or self._busy:
+                return None
+            self._jobs += 1
+            job_id = self._busy = self._jobs
+        try:
+            self._send(("settle", job_id, timeout))
+            reply = self._receive(job_id, timeout + _REPLY_SLACK)
+        except WorkerGone:
+            return None
+        finally:
+            self._release(job_id)
+        return reply[2] if reply[0] == "settled" else None
 
     @property
     def pid(self) -> int | None:
@@ -279,9 +319,10 @@ class WordsWorker:
 class RemoteSearch:
     """One job sent to the worker: its rounds, read as the route asks for them."""
 
-    def __init__(self, worker: WordsWorker, job_id: int, timeout: float) -> None:
+    def __init__(self, worker: WordsWorker, job_id: int, repo: str, timeout: float) -> None:
         self._worker = worker
         self._job_id = job_id
+        self._repo = repo
         self._timeout = timeout
         # a search never finished (another route raised) frees the worker when dropped
         self._done = weakref.finalize(self, worker._release, job_id)
@@ -299,6 +340,7 @@ class RemoteSearch:
                     raise SearchError(reply[2])
                 if reply[0] != "round":
                     raise WorkerGone(reply[2])
+                worker.indexed[self._repo] = reply[4]
                 yield [Region(*fields) for fields in reply[2]], reply[3]
                 if reply[3]:
                     return

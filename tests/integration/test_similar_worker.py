@@ -11,6 +11,7 @@ from greprag import Retriever
 from greprag.cursor_file import CursorFile
 from greprag.rg import SearchSpec, find_rg
 from greprag.routes import similar_worker
+from greprag.routes.similar import SimilarRoute
 from greprag.routes.similar_rank import Term
 from greprag.routes.similar_worker import WordsJob, WordsWorker
 from tests.conftest import cursor
@@ -48,6 +49,27 @@ def test_the_worker_finds_what_the_routes_thread_finds(py_repo, worker):
     in_worker = _contexts(py_repo)
     assert worker._jobs >= len(CURSORS)  # the warm retrievals' words passes ran there
     assert in_worker == in_thread
+
+
+def test_a_settled_worker_answers_from_its_index_what_rg_answers(py_repo, worker):
+    in_thread = _contexts(py_repo, similar_process=False)
+    _contexts(py_repo)  # the worker's first searches queue the repository's files
+    before = worker.settle(timeout=30)
+    assert before is not None and before["files"] >= 3 and before["postings"] > 0
+    assert _contexts(py_repo) == in_thread
+    assert worker.settle(timeout=30)["answered"] >= before["answered"] + len(CURSORS)
+
+
+def test_once_the_index_answers_the_grep_pass_gets_every_core(py_repo, worker):
+    retriever = Retriever(py_repo)
+    similar = next(r for r in retriever.routes if isinstance(r, SimilarRoute))
+    where = cursor(py_repo, *CURSORS[0]).kwargs()
+    retriever.retrieve(**where)
+    retriever.retrieve(**where)  # the worker's first search: rg, while it reads the files
+    assert similar.reads_alongside("python")
+    assert worker.settle(timeout=30)
+    retriever.retrieve(**where)
+    assert not similar.reads_alongside("python")
 
 
 def test_a_retrieval_goes_on_in_its_thread_when_the_worker_dies(py_repo, worker):
