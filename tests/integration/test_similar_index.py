@@ -158,3 +158,20 @@ def test_an_index_mostly_stale_is_read_again_into_a_fresh_one(repo, monkeypatch)
         held.work()
     assert _as_dict(held.answer(str(repo), spec)) == _rg(repo, spec)
     assert held.stats()["postings"] == len(FILES)
+
+
+def test_two_repositories_are_indexed_and_a_third_waits_for_one_to_go_idle(tmp_path, monkeypatch):
+    repos = []
+    for name in ("one", "two", "three"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "m.py").write_text(f"load = {name}\n")
+        repos.append(str(tmp_path / name))
+    spec = _spec(["m.py"], ("load",))
+    held = Occurrences()
+    for repo in repos[:2]:
+        assert _settled(held, Path(repo), spec) is not None
+    assert held.answer(repos[2], spec) is None and not held.busy()  # both in use: rg
+    monkeypatch.setattr(similar_index, "IDLE_EVICT_S", 0.0)
+    found = _settled(held, Path(repos[2]), spec)  # the least recently used one gives way
+    assert _as_dict(found) == {"m.py": ([1], [0])}
+    assert held.stats()["files"] == 2
