@@ -9,8 +9,8 @@ A search then gathers its words' occurrences instead of running rg, with the sam
 them in line order; listed files are read whatever their size, as rg reads them).
 
 Never stale: each search stats its listed files and reads again any whose stat changed,
-or that changed within ``RACY_NS`` of being read (as ``FileStore`` does; a few inline;
-more, and rg answers while the worker catches up). rg answers
+or that changed within ``RACY_NS`` of being read (as ``FileStore`` does; a few small
+ones inline; more, and rg answers while the worker catches up). rg answers
 too while the index is being built, for words that are not plain ASCII words, for files it
 could not read as rg does (a NUL byte: rg calls them binary; a UTF-16 byte-order mark),
 and for repositories past the memory cap.
@@ -39,6 +39,7 @@ MAX_POSTINGS = 8_000_000  # per repository (~64 MB of arrays): past it rg answer
 MAX_INDEXES = 2  # repositories indexed at once in one worker
 IDLE_EVICT_S = 120.0  # an index unused this long gives way to another repository
 INLINE_REREADS = 32  # changed files a search reads again itself; more: rg, then catch up
+INLINE_REREAD_BYTES = 256 << 10  # and at most this much of them (a rebuilt bundle: rg)
 _WORD = re.compile(rb"\w+")  # bytes: ASCII letters, digits and underscore only
 _PLAIN_WORD = re.compile(r"\w+", re.ASCII)
 _FILE_BITS, _LINE_BITS, _COLUMN_BITS = 22, 22, 20  # one posting: file, line, word on it
@@ -116,11 +117,11 @@ class OccurrenceIndex:
         if held is not None:
             self.live -= self.counts.pop(held[0], 0)
 
-    def survey(self, paths: Sequence[str]) -> tuple[list[str], list[str]]:
-        """The listed files never read, and those that may have changed since they were
-        read: their stat differs (gone or back included), or they were read too soon
-        after a change to trust the stat."""
-        unread, changed = [], []
+    def survey(self, paths: Sequence[str]) -> tuple[list[str], list[str], int]:
+        """The listed files never read, those that may have changed since they were read
+        (their stat differs, gone or back included, or they were read too soon after a
+        change to trust the stat), and the bytes of the latter."""
+        unread, changed, size = [], [], 0
         current, prefix = self.current, self.repo + os.sep
         for path in paths:
             held = current.get(path)
@@ -133,7 +134,8 @@ class OccurrenceIndex:
                 key = None
             if held[1] != key or not held[2]:
                 changed.append(path)
-        return unread, changed
+                size += key[2] if key is not None else 0
+        return unread, changed, size
 
     def occurrences(self, spec: SearchSpec) -> list[FileWords] | None:
         """``run_words``'s answer for ``spec`` from the index (every listed file read and
@@ -218,8 +220,8 @@ class Occurrences:
         if index is None:
             return None
         index.used = time.monotonic()
-        unread, changed = index.survey(spec.paths)
-        if unread or len(changed) > INLINE_REREADS:
+        unread, changed, size = index.survey(spec.paths)
+        if unread or len(changed) > INLINE_REREADS or size > INLINE_REREAD_BYTES:
             index.pending.update(dict.fromkeys(unread + changed))
             return None
         for path in changed:

@@ -103,10 +103,11 @@ def test_a_file_changed_just_before_it_was_read_is_read_again(repo, monkeypatch)
     for path in ("pkg/a.py", "pkg/b.py"):
         index.read(path)
     os.utime(repo / "pkg/b.py", ns=(0, 0))  # long ago, but ctime is now: still racy
-    assert index.survey(["pkg/a.py", "pkg/b.py"]) == ([], ["pkg/a.py", "pkg/b.py"])
+    sizes = sum(len(FILES[p].encode()) for p in ("pkg/a.py", "pkg/b.py"))
+    assert index.survey(["pkg/a.py", "pkg/b.py"]) == ([], ["pkg/a.py", "pkg/b.py"], sizes)
     monkeypatch.setattr(similar_index, "RACY_NS", -(10**18))
     index.read("pkg/a.py")
-    assert index.survey(["pkg/a.py", "pkg/c.py"]) == (["pkg/c.py"], [])
+    assert index.survey(["pkg/a.py", "pkg/c.py"]) == (["pkg/c.py"], [], 0)
 
 
 def test_many_changed_files_go_to_rg_while_the_worker_reads_them_again(repo):
@@ -120,6 +121,18 @@ def test_many_changed_files_go_to_rg_while_the_worker_reads_them_again(repo):
     for name in names:
         (repo / name).write_text("x\ndata load\n")
     assert held.answer(str(repo), spec) is None
+    while held.busy():
+        held.work()
+    assert _as_dict(held.answer(str(repo), spec)) == _rg(repo, spec)
+
+
+def test_a_big_changed_file_goes_to_rg_while_the_worker_reads_it_again(repo, monkeypatch):
+    monkeypatch.setattr(similar_index, "INLINE_REREAD_BYTES", 100)
+    held = Occurrences()
+    spec = _spec(sorted(FILES), ("load", "data"))
+    _settled(held, repo, spec)
+    (repo / "pkg/a.py").write_text("data = load\n" * 20)  # 240 bytes: over the inline budget
+    assert held.answer(str(repo), spec) is None and held.busy()
     while held.busy():
         held.work()
     assert _as_dict(held.answer(str(repo), spec)) == _rg(repo, spec)
