@@ -2,16 +2,20 @@
 
 The similar route's rg pass reads every file of the cursor's language for ~16 words; on a
 big repository it costs as much as the grep route's own pass, and both share two cores.
-The worker, idle between searches, reads each listed file once and keeps every whole-word
+The worker has each listed file read once, between searches, and keeps every whole-word
 occurrence (ASCII word characters, as ``--no-unicode --word-regexp`` sees them) by word.
 A search then gathers its words' occurrences instead of running rg, with the same answer
 ``run_words`` gives (``--max-count``: the first matching lines of each file, every word on
 them in line order; listed files are read whatever their size, as rg reads them).
 
+The reading (seconds of CPU on a large repository, once) runs in a child process at idle
+priority (``read_batches``), which takes only the CPU the retrievals leave, and sends the
+postings back in batches; where it cannot start, the worker reads a file at a time itself.
+
 Never stale: each search stats its listed files and reads again any whose stat changed,
 or that changed within ``RACY_NS`` of being read (as ``FileStore`` does; a few small
-ones inline; more, and rg answers while the worker catches up). rg answers
-too while the index is being built, for words that are not plain ASCII words, for files it
+ones inline; more, and rg answers while they are read again). rg answers too while the
+index is being built, for words that are not plain ASCII words, for files it
 could not read as rg does (a NUL byte: rg calls them binary; a UTF-16 byte-order mark),
 and for repositories past the memory cap.
 """
@@ -29,17 +33,26 @@ from typing import TYPE_CHECKING
 
 from greprag.files import RACY_NS, stat_key
 from greprag.rg import FileWords, SearchSpec
+from greprag.routes.child import start_child
 
 if TYPE_CHECKING:
+    import subprocess
+    from multiprocessing.connection import Connection
+
     import numpy as np
 
-__all__ = ["OccurrenceIndex", "Occurrences"]
+__all__ = ["FileRead", "OccurrenceIndex", "Occurrences", "read_batches", "read_file"]
 
 MAX_POSTINGS = 8_000_000  # per repository (~64 MB of arrays): past it rg answers
 MAX_INDEXES = 2  # repositories indexed at once in one worker
 IDLE_EVICT_S = 120.0  # an index unused this long gives way to another repository
 INLINE_REREADS = 32  # changed files a search reads again itself; more: rg, then catch up
 INLINE_REREAD_BYTES = 256 << 10  # and at most this much of them (a rebuilt bundle: rg)
+READ_BATCH = 32  # files the reader child reads and sends back at once
+_READ = (
+    "import sys; from greprag.routes.similar_index import read_batches; "
+    "read_batches(int(sys.argv[1]))"
+)
 _WORD = re.compile(rb"\w+")  # bytes: ASCII letters, digits and underscore only
 _PLAIN_WORD = re.compile(r"\w+", re.ASCII)
 _FILE_BITS, _LINE_BITS, _COLUMN_BITS = 22, 22, 20  # one posting: file, line, word on it
@@ -65,52 +78,52 @@ class OccurrenceIndex:
     paths: list[str] = field(default_factory=list)  # by file number
     current: dict[str, _Held] = field(default_factory=dict)  # by path
     pending: dict[str, None] = field(default_factory=dict)  # paths to read, in order
+    inflight: dict[str, int] = field(default_factory=dict)  # being read, under this number
     counts: dict[int, int] = field(default_factory=dict)  # postings per live file number
     size: int = 0  # postings held, live or not
     live: int = 0
     used: float = field(default_factory=time.monotonic)
 
     def read(self, path: str) -> None:
-        """Read ``path`` (again) into the index; a file that cannot be read counts as
-        gone (rg, given it, finds nothing there)."""
+        """Read ``path`` (again) into the index here and now."""
+        self.accept(read_file(self.repo, path, self.claim(path), self.postings))
+
+    def claim(self, path: str) -> int:
+        """A new file number for reading ``path`` (again); a read under an older number
+        that comes back later is left out (``accept``)."""
         self.pending.pop(path, None)
-        self._drop(path)
-        started, full = time.time_ns(), self.repo + os.sep + path
-        try:
-            info = os.stat(full)
-            with open(full, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            self.current[path] = (_ABSENT, None, True)
-            return
-        key = stat_key(info)
-        trusted = started - max(info.st_mtime_ns, info.st_ctime_ns) > RACY_NS
-        if b"\0" in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            self.current[path] = (_UNREADABLE, key, trusted)
-            return
-        number = len(self.paths)
+        number = self.inflight[path] = len(self.paths)
         self.paths.append(path)
-        self.current[path] = (number, key, trusted)
-        postings, count = self.postings, 0
-        for line_number, line in enumerate(data.split(b"\n"), 1):
-            found = _WORD.findall(line)
-            if not found:
-                continue
-            if line_number > _LINE_MASK or len(found) >= 1 << _COLUMN_BITS:
-                self.size += count  # held until a rebuild, like a file read again
-                self._drop(path)
-                self.current[path] = (_UNREADABLE, key, trusted)
-                return
-            base = (number << _FILE_SHIFT) | (line_number << _LINE_SHIFT)
-            for column, word in enumerate(found):
-                held = postings.get(word)
-                if held is None:
-                    held = postings[word] = array("Q")
-                held.append(base | column)
-            count += len(found)
-        self.size += count
-        self.live += count
-        self.counts[number] = count
+        return number
+
+    def take(self, count: int) -> list[tuple[str, int]]:
+        """Up to ``count`` waiting files, each with the number to read it under."""
+        return [(path, self.claim(path)) for path in list(self.pending)[:count]]
+
+    def merge(self, postings: dict[bytes, array], reads: list[FileRead]) -> None:
+        """A batch read elsewhere: its postings, then its files."""
+        held = self.postings
+        for word, found in postings.items():
+            mine = held.get(word)
+            if mine is None:
+                held[word] = found
+            else:
+                mine.extend(found)
+        for read in reads:
+            self.accept(read)
+
+    def accept(self, read: FileRead) -> None:
+        """A file read under ``read.number``, whose postings are in; a read superseded
+        by a later one only counts as stale postings."""
+        self.size += read.count
+        if self.inflight.get(read.path) != read.number:
+            return
+        del self.inflight[read.path]
+        self._drop(read.path)
+        self.current[read.path] = (read.state, read.key, read.trusted)
+        if read.state >= 0:
+            self.live += read.count
+            self.counts[read.state] = read.count
 
     def _drop(self, path: str) -> None:
         held = self.current.pop(path, None)
@@ -193,13 +206,107 @@ def _first_lines(
     ]
 
 
+@dataclass(frozen=True)
+class FileRead:
+    """One file read under ``number``: ``state`` is that number, ``_UNREADABLE`` or
+    ``_ABSENT``; ``count`` postings went in (none but stale ones unless ``state`` is the
+    number)."""
+
+    path: str
+    number: int
+    state: int
+    key: tuple[int, ...] | None  # ``stat_key``
+    started: int  # time_ns when the reading began
+    count: int
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the file had not changed for ``RACY_NS`` when read (else its stat
+        cannot tell a change in the same clock tick, and it is read again)."""
+        return self.key is None or self.started - max(self.key[3], self.key[4]) > RACY_NS
+
+
+def read_file(repo: str, path: str, number: int, postings: dict[bytes, array]) -> FileRead:
+    """Read ``repo``/``path``, appending its words' postings under ``number`` to
+    ``postings``. A file that cannot be read counts as gone (rg, given it, finds nothing
+    there); one rg reads differently, or past the packing's bounds, as unreadable."""
+    started, full = time.time_ns(), repo + os.sep + path
+    try:
+        info = os.stat(full)
+        with open(full, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return FileRead(path, number, _ABSENT, None, started, 0)
+    key = stat_key(info)
+    if b"\0" in data or data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return FileRead(path, number, _UNREADABLE, key, started, 0)
+    count = 0
+    for line_number, line in enumerate(data.split(b"\n"), 1):
+        found = _WORD.findall(line)
+        if not found:
+            continue
+        if line_number > _LINE_MASK or len(found) >= 1 << _COLUMN_BITS:
+            return FileRead(path, number, _UNREADABLE, key, started, count)
+        base = (number << _FILE_SHIFT) | (line_number << _LINE_SHIFT)
+        for column, word in enumerate(found):
+            held = postings.get(word)
+            if held is None:
+                held = postings[word] = array("Q")
+            held.append(base | column)
+        count += len(found)
+    return FileRead(path, number, number, key, started, count)
+
+
+def read_batches(fd: int) -> None:
+    """The reader child's loop: lower its priority, then read each batch of files it is
+    sent into postings and send them back, until the worker closes the socket."""
+    from multiprocessing.connection import Connection
+
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):  # not Linux
+        os.nice(19)
+    conn = Connection(fd)
+    while True:
+        try:
+            repo, items = conn.recv()
+        except (EOFError, OSError):
+            return
+        postings: dict[bytes, array] = {}
+        reads = [read_file(repo, path, number, postings) for path, number in items]
+        try:
+            conn.send((postings, reads))
+        except OSError:  # the worker is gone
+            return
+
+
+class _Reader:
+    """The worker's side of the reader child: one batch out at a time."""
+
+    def __init__(self, process: subprocess.Popen, conn: Connection) -> None:
+        self.process, self.conn = process, conn
+        self.out: tuple[OccurrenceIndex, list[tuple[str, int]]] | None = None
+
+    def send(self, index: OccurrenceIndex) -> None:
+        items = index.take(READ_BATCH)
+        self.conn.send((index.repo, items))
+        self.out = (index, items)
+
+    def close(self) -> None:
+        self.conn.close()
+        self.process.kill()
+        self.process.wait()
+
+
 class Occurrences:
     """The worker's indexes, one per repository (at most ``MAX_INDEXES``), read while the
     worker has nothing else to do."""
 
-    def __init__(self) -> None:
+    def __init__(self, reader: bool = True) -> None:
         self._indexes: dict[str, OccurrenceIndex] = {}
         self._too_big: set[str] = set()
+        self._reader: _Reader | None = None
+        self._read_here = not reader  # no reader child: files are read in this process
         self.answered = 0  # searches answered from an index
 
     def stats(self) -> dict[str, int]:
@@ -222,7 +329,8 @@ class Occurrences:
         index.used = time.monotonic()
         unread, changed, size = index.survey(spec.paths)
         if unread or len(changed) > INLINE_REREADS or size > INLINE_REREAD_BYTES:
-            index.pending.update(dict.fromkeys(unread + changed))
+            queued = (p for p in unread + changed if p not in index.inflight)
+            index.pending.update(dict.fromkeys(queued))
             return None
         for path in changed:
             index.read(path)
@@ -234,16 +342,64 @@ class Occurrences:
         return found
 
     def busy(self) -> bool:
-        """Whether files wait to be read."""
-        return any(index.pending for index in self._indexes.values())
+        """Whether files wait to be read, or are being read."""
+        return any(i.pending or i.inflight for i in self._indexes.values())
 
-    def work(self) -> None:
-        """Read one waiting file (the worker calls this between messages)."""
-        for index in self._indexes.values():
-            if index.pending:
-                index.read(next(iter(index.pending)))
-                self._check_size(index)
+    def waiting(self) -> Connection | None:
+        """The reader child's connection while a batch is out (the worker waits on it
+        beside its own)."""
+        reader = self._reader
+        return reader.conn if reader is not None and reader.out is not None else None
+
+    def work(self, timeout: float = 0.0) -> None:
+        """Read what waits: send the reader child a batch, or take one back (waiting up
+        to ``timeout`` seconds for it); without the child, read one file here."""
+        reader = self._reader_now()
+        if reader is None:
+            for index in self._indexes.values():
+                if index.pending:
+                    index.read(next(iter(index.pending)))
+                    self._check_size(index)
+                    return
+            return
+        try:
+            if reader.out is None:
+                index = next((i for i in self._indexes.values() if i.pending), None)
+                if index is not None:
+                    reader.send(index)
                 return
+            if not reader.conn.poll(timeout):
+                return
+            postings, reads = reader.conn.recv()
+        except (EOFError, OSError, ValueError):
+            self._reader_gone()
+            return
+        index, _ = reader.out
+        reader.out = None
+        if self._indexes.get(index.repo) is index:
+            index.merge(postings, reads)
+            self._check_size(index)
+
+    def _reader_now(self) -> _Reader | None:
+        """The reader child, started on first need; None where files are read here."""
+        if self._reader is None and not self._read_here:
+            started = start_child(_READ)
+            if started is None:
+                self._read_here = True
+            else:
+                self._reader = _Reader(*started)
+        return self._reader
+
+    def _reader_gone(self) -> None:
+        """The child failed: what it was reading waits again, and is read here."""
+        reader, self._reader, self._read_here = self._reader, None, True
+        if reader.out is not None:
+            index, items = reader.out
+            for path, number in items:
+                if index.inflight.get(path) == number:
+                    del index.inflight[path]
+                    index.pending[path] = None
+        reader.close()
 
     def _index(self, repo: str) -> OccurrenceIndex | None:
         index = self._indexes.get(repo)
@@ -265,4 +421,4 @@ class Occurrences:
             self._too_big.add(index.repo)
         elif max(index.size - 2 * index.live, len(index.paths) - 2 * len(index.current)) > _SLACK:
             fresh = self._indexes[index.repo] = OccurrenceIndex(index.repo)
-            fresh.pending = dict.fromkeys([*index.current, *index.pending])
+            fresh.pending = dict.fromkeys([*index.current, *index.pending, *index.inflight])

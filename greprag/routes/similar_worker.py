@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import os
 import subprocess
-import sys
 import threading
 import time
 import weakref
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING
 from greprag.cursor_file import CursorFile
 from greprag.errors import SearchError
 from greprag.rg import SearchSpec, run_words
+from greprag.routes.child import start_child
 from greprag.routes.similar_index import Occurrences
 from greprag.routes.similar_rank import Region, Round, Term, ranked_rounds
 
@@ -98,7 +98,7 @@ def serve(fd: int) -> None:
     """The worker's loop: answer each job with its first round of regions, each ``next``
     with the following one, each ``settle`` once every queued file is read, until the
     parent closes the socket. Between messages it reads the files its index still lacks."""
-    from multiprocessing.connection import Connection
+    from multiprocessing.connection import Connection, wait
 
     conn = Connection(fd)
     conn.send(("ready",))
@@ -108,9 +108,12 @@ def serve(fd: int) -> None:
     current, indexed = 0, False
     while True:
         try:
-            if held.busy() and not conn.poll(0):
-                held.work()
-                continue
+            if held.busy():
+                reading = held.waiting()
+                ready = wait([conn, reading] if reading else [conn], None if reading else 0)
+                if conn not in ready:
+                    held.work()
+                    continue
             message = conn.recv()
         except (EOFError, OSError):
             return
@@ -135,7 +138,7 @@ def serve(fd: int) -> None:
         elif message[0] == "settle":
             deadline = time.monotonic() + message[2]
             while held.busy() and time.monotonic() < deadline:
-                held.work()
+                held.work(timeout=max(deadline - time.monotonic(), 0.0))
             reply = ("settled" if not held.busy() else "reading", message[1], held.stats())
         elif rounds is not None and message[1] == current:
             reply = _encoded(current, next(rounds, ([], True)), indexed)
@@ -240,29 +243,11 @@ class WordsWorker:
         return self._ready
 
     def _start(self) -> None:
-        import socket  # with multiprocessing, only once a worker is started
-        from multiprocessing.connection import Connection
-
-        ours, theirs = socket.socketpair()
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-        try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-c", _SERVE, str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env=env,
-            )
-        except OSError:
+        started = start_child(_SERVE)
+        if started is None:
             self._gone = True
-            ours.close()
             return
-        finally:
-            theirs.close()
-        self._conn = Connection(ours.detach())
+        self._process, self._conn = started
 
     def _fail(self) -> None:
         """The worker is gone for good: searches run in their own threads from now on."""

@@ -39,10 +39,19 @@ def _as_dict(found) -> dict[str, tuple[list[int], list[int]]]:
 
 def _settled(held: Occurrences, repo: Path, spec: SearchSpec):
     assert held.answer(str(repo), spec) is None  # not read yet: rg answers, files queued
+    _read_all(held)
+    return held.answer(str(repo), spec)
+
+
+def _read_all(held: Occurrences) -> None:
     assert held.busy()
     while held.busy():
-        held.work()
-    return held.answer(str(repo), spec)
+        held.work(timeout=10.0)
+
+
+def _here() -> Occurrences:
+    """Files read in this process, so that a test's changed constants apply."""
+    return Occurrences(reader=False)
 
 
 def _rg(repo: Path, spec: SearchSpec):
@@ -68,20 +77,24 @@ def repo(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("words", WORDS)
 def test_the_index_answers_as_rg_does(repo, words, per_file):
     spec = _spec(sorted(FILES), words, per_file)
-    found = _settled(Occurrences(), repo, spec)
-    assert found is not None
+    held = Occurrences()  # files read by the reader child
+    assert held.answer(str(repo), spec) is None
+    _read_all(held)
+    read = held.stats()["postings"]
+    found = held.answer(str(repo), spec)
+    assert found is not None and held.stats()["postings"] == read  # nothing read again here
     assert _as_dict(found) == _rg(repo, spec)
 
 
 def test_listed_files_over_the_size_limit_are_read_as_rg_reads_them(repo):
     spec = _spec(sorted(FILES), ("load",), size="1K")
-    found = _as_dict(_settled(Occurrences(), repo, spec))
+    found = _as_dict(_settled(_here(), repo, spec))
     assert "pkg/big.py" in found
     assert found == _rg(repo, spec)
 
 
 def test_a_changed_or_deleted_file_is_never_answered_stale(repo):
-    held = Occurrences()
+    held = _here()
     spec = _spec(sorted(FILES), ("load", "data"))
     _settled(held, repo, spec)
     (repo / "pkg/a.py").write_text("data = 1\n\n\nload()\n")
@@ -93,6 +106,19 @@ def test_a_changed_or_deleted_file_is_never_answered_stale(repo):
     assert found == _rg(repo, spec)
     gone = _spec(sorted(FILES), ("load",))  # a listing older than the deletion
     assert "other/c.py" not in _as_dict(held.answer(str(repo), gone))
+
+
+def test_a_reader_child_that_dies_leaves_its_batch_to_the_worker(repo):
+    held = Occurrences()
+    spec = _spec(sorted(FILES), ("load", "data"))
+    assert held.answer(str(repo), spec) is None
+    held.work()  # the first batch goes out to the child
+    assert held.waiting() is not None
+    held._reader.process.kill()
+    held._reader.process.wait()
+    _read_all(held)  # the batch comes back to be read here
+    assert held.waiting() is None
+    assert _as_dict(held.answer(str(repo), spec)) == _rg(repo, spec)
 
 
 def test_a_file_changed_just_before_it_was_read_is_read_again(repo, monkeypatch):
@@ -111,7 +137,7 @@ def test_a_file_changed_just_before_it_was_read_is_read_again(repo, monkeypatch)
 
 
 def test_many_changed_files_go_to_rg_while_the_worker_reads_them_again(repo):
-    held = Occurrences()
+    held = _here()
     names = [f"m/f{i}.py" for i in range(INLINE_REREADS + 1)]
     for name in names:
         (repo / name).parent.mkdir(exist_ok=True)
@@ -121,26 +147,24 @@ def test_many_changed_files_go_to_rg_while_the_worker_reads_them_again(repo):
     for name in names:
         (repo / name).write_text("x\ndata load\n")
     assert held.answer(str(repo), spec) is None
-    while held.busy():
-        held.work()
+    _read_all(held)
     assert _as_dict(held.answer(str(repo), spec)) == _rg(repo, spec)
 
 
 def test_a_big_changed_file_goes_to_rg_while_the_worker_reads_it_again(repo, monkeypatch):
     monkeypatch.setattr(similar_index, "INLINE_REREAD_BYTES", 100)
-    held = Occurrences()
+    held = _here()
     spec = _spec(sorted(FILES), ("load", "data"))
     _settled(held, repo, spec)
     (repo / "pkg/a.py").write_text("data = load\n" * 20)  # 240 bytes: over the inline budget
     assert held.answer(str(repo), spec) is None and held.busy()
-    while held.busy():
-        held.work()
+    _read_all(held)
     assert _as_dict(held.answer(str(repo), spec)) == _rg(repo, spec)
 
 
 def test_what_rg_reads_differently_is_left_to_rg(repo):
     (repo / "pkg/bin.py").write_bytes(b"load = 1\0\nload\n")
-    held = Occurrences()
+    held = _here()
     listed = sorted(FILES)
     _settled(held, repo, _spec(listed, ("load",)))
     assert held.answer(str(repo), _spec(listed, ("größe", "load"))) is None  # not ASCII words
@@ -151,7 +175,7 @@ def test_what_rg_reads_differently_is_left_to_rg(repo):
 
 def test_a_repository_past_the_cap_is_left_to_rg(repo, monkeypatch):
     monkeypatch.setattr(similar_index, "MAX_POSTINGS", 20)
-    held = Occurrences()
+    held = _here()
     spec = _spec(sorted(FILES), ("load",))
     assert _settled(held, repo, spec) is None
     assert held.answer(str(repo), spec) is None and not held.busy()
@@ -159,7 +183,7 @@ def test_a_repository_past_the_cap_is_left_to_rg(repo, monkeypatch):
 
 def test_an_index_mostly_stale_is_read_again_into_a_fresh_one(repo, monkeypatch):
     monkeypatch.setattr(similar_index, "_SLACK", 0)
-    held = Occurrences()
+    held = _here()
     spec = _spec(sorted(FILES), ("load", "data"))
     _settled(held, repo, spec)
     for name in FILES:
@@ -167,8 +191,7 @@ def test_an_index_mostly_stale_is_read_again_into_a_fresh_one(repo, monkeypatch)
     assert _as_dict(held.answer(str(repo), spec)) == _rg(repo, spec)
     assert held.busy()  # a fresh index queued every file
     assert held.answer(str(repo), spec) is None
-    while held.busy():
-        held.work()
+    _read_all(held)
     assert _as_dict(held.answer(str(repo), spec)) == _rg(repo, spec)
     assert held.stats()["postings"] == len(FILES)
 
@@ -180,7 +203,7 @@ def test_two_repositories_are_indexed_and_a_third_waits_for_one_to_go_idle(tmp_p
         (tmp_path / name / "m.py").write_text(f"load = {name}\n")
         repos.append(str(tmp_path / name))
     spec = _spec(["m.py"], ("load",))
-    held = Occurrences()
+    held = _here()
     for repo in repos[:2]:
         assert _settled(held, Path(repo), spec) is not None
     assert held.answer(repos[2], spec) is None and not held.busy()  # both in use: rg
