@@ -293,9 +293,10 @@ class _Reader:
         self.out = (index, items)
 
     def close(self) -> None:
+        """End the child without waiting for it (an idle-priority process may wait for
+        a core to exit; ``subprocess`` reaps it later)."""
         self.conn.close()
         self.process.kill()
-        self.process.wait()
 
 
 class Occurrences:
@@ -379,6 +380,9 @@ class Occurrences:
         if self._indexes.get(index.repo) is index:
             index.merge(postings, reads)
             self._check_size(index)
+        if not self.busy():  # all read: the child goes until more is to be read
+            self._reader = None
+            reader.close()
 
     def _reader_now(self) -> _Reader | None:
         """The reader child, started on first need; None where files are read here."""

@@ -84,6 +84,7 @@ def test_the_index_answers_as_rg_does(repo, words, per_file):
     found = held.answer(str(repo), spec)
     assert found is not None and held.stats()["postings"] == read  # nothing read again here
     assert _as_dict(found) == _rg(repo, spec)
+    assert held._reader is None  # all read: the child is gone
 
 
 def test_listed_files_over_the_size_limit_are_read_as_rg_reads_them(repo):
