@@ -28,7 +28,7 @@ import time
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import TYPE_CHECKING
 
 from greprag.files import RACY_NS, stat_key
@@ -69,8 +69,8 @@ _Held = tuple[int, tuple[int, ...] | None, bool]  # file number, ``stat_key``, t
 @dataclass
 class OccurrenceIndex:
     """One repository's occurrences: a posting per whole word (file number, line, its
-    place on the line, packed in 64 bits), appended by word in reading order, so each
-    word's array is ascending. A file read again gets a new number; its old postings stay
+    place on the line, packed in 64 bits), appended per word as files are read (a search
+    sorts what it gathers). A file read again gets a new number; its old postings stay
     until the index is rebuilt, left out as no listed file's."""
 
     repo: str
@@ -98,7 +98,7 @@ class OccurrenceIndex:
 
     def take(self, count: int) -> list[tuple[str, int]]:
         """Up to ``count`` waiting files, each with the number to read it under."""
-        return [(path, self.claim(path)) for path in list(self.pending)[:count]]
+        return [(path, self.claim(path)) for path in list(islice(self.pending, count))]
 
     def merge(self, postings: dict[bytes, array], reads: list[FileRead]) -> None:
         """A batch read elsewhere: its postings, then its files."""
