@@ -180,6 +180,13 @@ def stat_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def settled(started_ns: int, key: tuple[int, ...]) -> bool:
+    """Whether a read begun at ``started_ns`` of a file with this ``stat_key`` may be
+    trusted later on its stat alone: the file had not changed for ``RACY_NS`` (a change
+    within the same clock tick can leave the stat as it was)."""
+    return started_ns - max(key[3], key[4]) > RACY_NS
+
+
 @dataclass(frozen=True)
 class _Stored:
     key: tuple[int, int, int, int, int]
@@ -234,9 +241,9 @@ class FileStore:
         lines, chars = tuple(split_lines(text)), len(text)
         if entry is not None and entry.lines == lines:  # touched, not changed: keep the object
             lines = entry.lines
-        trusted = started - max(info.st_mtime_ns, info.st_ctime_ns) > RACY_NS
+        key = stat_key(info)
         plain = not data.startswith(_BOM_PREFIXES) and b"\r" not in data and b"\0" not in data
-        self._keep(path, _Stored(stat_key(info), lines, chars, trusted, plain))
+        self._keep(path, _Stored(key, lines, chars, settled(started, key), plain))
         return lines
 
     def plain_size(self, path: str, lines: Sequence[str]) -> int | None:

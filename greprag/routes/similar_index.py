@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from itertools import islice, pairwise
 from typing import TYPE_CHECKING
 
-from greprag.files import RACY_NS, stat_key
+from greprag.files import settled, stat_key
 from greprag.rg import FileWords, SearchSpec
 from greprag.routes.child import start_child
 
@@ -223,7 +223,7 @@ class FileRead:
     def trusted(self) -> bool:
         """Whether the file had not changed for ``RACY_NS`` when read (else its stat
         cannot tell a change in the same clock tick, and it is read again)."""
-        return self.key is None or self.started - max(self.key[3], self.key[4]) > RACY_NS
+        return self.key is None or settled(self.started, self.key)
 
 
 def read_file(repo: str, path: str, number: int, postings: dict[bytes, array]) -> FileRead:
@@ -355,19 +355,17 @@ class Occurrences:
     def work(self, timeout: float = 0.0) -> None:
         """Read what waits: send the reader child a batch, or take one back (waiting up
         to ``timeout`` seconds for it); without the child, read one file here."""
+        waits = next((i for i in self._indexes.values() if i.pending), None)
         reader = self._reader_now()
         if reader is None:
-            for index in self._indexes.values():
-                if index.pending:
-                    index.read(next(iter(index.pending)))
-                    self._check_size(index)
-                    return
+            if waits is not None:
+                waits.read(next(iter(waits.pending)))
+                self._check_size(waits)
             return
         try:
             if reader.out is None:
-                index = next((i for i in self._indexes.values() if i.pending), None)
-                if index is not None:
-                    reader.send(index)
+                if waits is not None:
+                    reader.send(waits)
                 return
             if not reader.conn.poll(timeout):
                 return

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import greprag.files
 from greprag.rg import SearchSpec, find_rg, run_words
 from greprag.routes import similar_index
 from greprag.routes.similar_index import INLINE_REREADS, OccurrenceIndex, Occurrences
@@ -62,7 +63,7 @@ def _rg(repo: Path, spec: SearchSpec):
 def trusted_at_once(monkeypatch):
     """Files written by a test are read within ``RACY_NS`` of their change, and so are
     read again on every search: trust their stat at once, unless a test says otherwise."""
-    monkeypatch.setattr(similar_index, "RACY_NS", -(10**18))
+    monkeypatch.setattr(greprag.files, "RACY_NS", -(10**18))
 
 
 @pytest.fixture
@@ -125,14 +126,14 @@ def test_a_reader_child_that_dies_leaves_its_batch_to_the_worker(repo):
 def test_a_file_changed_just_before_it_was_read_is_read_again(repo, monkeypatch):
     """A change within the clock's tick of the last one may leave the stat as it was:
     a file read that soon after a change is read again on every search until older."""
-    monkeypatch.setattr(similar_index, "RACY_NS", 3_000_000_000)
+    monkeypatch.setattr(greprag.files, "RACY_NS", 3_000_000_000)
     index = OccurrenceIndex(str(repo))
     for path in ("pkg/a.py", "pkg/b.py"):
         index.read(path)
     os.utime(repo / "pkg/b.py", ns=(0, 0))  # long ago, but ctime is now: still racy
     sizes = sum(len(FILES[p].encode()) for p in ("pkg/a.py", "pkg/b.py"))
     assert index.survey(["pkg/a.py", "pkg/b.py"]) == ([], ["pkg/a.py", "pkg/b.py"], sizes)
-    monkeypatch.setattr(similar_index, "RACY_NS", -(10**18))
+    monkeypatch.setattr(greprag.files, "RACY_NS", -(10**18))
     index.read("pkg/a.py")
     assert index.survey(["pkg/a.py", "pkg/c.py"]) == (["pkg/c.py"], [], 0)
 
