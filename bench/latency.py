@@ -8,7 +8,9 @@ RSS is that corpus's own. In the child:
 
 - **cold**: ``Retriever(...)`` plus its first ``retrieve`` (imports excluded), and the
   first query's rg pass walking the repo (what rg does before the file list is cached);
-- **warm**: three warm-up calls, then for each seeded cursor (just after an imported name
+- **warm**: three warm-up calls, the similar route's worker and the retriever's per-file
+  caches settled (``greprag.warm``, as a server's are after its first seconds), then for
+  each seeded cursor (just after an imported name
   used inside a function body) one ``retrieve`` and, interleaved with it (alternating
   which goes first), **the floor**: one rg process with the same patterns, flags and file
   list the grep route's first pass uses, timed from spawn to its last byte of output;
@@ -285,6 +287,7 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
     for at in cursors[:_WARMUP]:
         retriever.retrieve(file=at.file, line=at.line, column=at.column)
     index_s, index = _settle(retriever, cursors[:_WARMUP])
+    warm_s = _warmed(retriever)
     wall: list[float] = []
     floor: list[float] = []
     cpu: list[float] = []  # this process's and rg's CPU per retrieval
@@ -325,6 +328,7 @@ def measure(repo: Path, cursors: list[Cursor], budget: int, routes: str) -> dict
         "cold_stages": cold_result.timings,
         "cold_rg": cold_rg,
         "index_s": index_s,
+        "warm_s": warm_s,
         "index": index,
         "rss_mib": _rss_mib(),
         "worker_rss_mib": _worker_rss_mib(),
@@ -347,6 +351,16 @@ def _settle(retriever, warmup: list[Cursor]) -> tuple[float, dict[str, int] | No
     start = time.perf_counter()
     stats = _index_stats(300.0)
     return time.perf_counter() - start, stats
+
+
+def _warmed(retriever) -> float | None:
+    """Seconds the retriever's per-file caches took to be warm after the settling
+    (``Retriever.warmed``; None for a tree without it, in ``bench.latency_ab``)."""
+    if not hasattr(retriever, "warmed"):
+        return None
+    start = time.perf_counter()
+    retriever.warmed(300.0)
+    return time.perf_counter() - start
 
 
 def _index_stats(timeout: float) -> dict[str, int] | None:
@@ -412,9 +426,11 @@ def _index_cell(row: dict[str, object]) -> str:
     index = row.get("index")
     if not index:
         return "none"
+    warm = row.get("warm_s")
     return (
         f"{index['files']:,} files, {index['postings'] / 1e6:.1f} M words, "
         f"{row['index_s']:.1f} s; answered {index['answered']}"
+        + (f"; caches warm {warm:.1f} s later" if warm is not None else "")
     )
 
 

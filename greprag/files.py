@@ -353,6 +353,9 @@ class LinesMemo:
         self._items: OrderedDict[tuple[int, Hashable], tuple[Sequence[str], Any]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        return len(self._items)
+
     def get(self, lines: Sequence[str], tag: Hashable, compute: Callable[[], T]) -> T:
         """The value for (``lines``, ``tag``), computed by ``compute()`` on a miss."""
         key = (id(lines), tag)

@@ -31,6 +31,7 @@ from greprag.routes.similar import SimilarRoute
 from greprag.syntax import BlockWidener
 from greprag.timing import Clock
 from greprag.tokens import preload_encoding
+from greprag.warm import CacheWarmer
 
 if TYPE_CHECKING:
     from docs_mode.ask import Answer
@@ -81,6 +82,9 @@ class Retriever:
         self.router = injected
         self.weights = ScoreWeights.from_settings(s)
         self.files = FileStore(self.repo)  # lines kept across retrievals while unchanged
+        self._warmer = CacheWarmer(self.files.lines, s.encoding)
+        self._retrievals = 0
+        self._warming: set[str | None] = set()  # languages whose files are queued
         preload_encoding(s.encoding)  # overlaps the tokenizer load with rg
         # the dense route joins where grep is weak
         self.dense = DenseJoin(self.repo, s, load_model=load_dense)
@@ -162,8 +166,33 @@ class Retriever:
         >>> [(b.path, b.start_line, b.end_line) for b in result.blocks]
         """
         s = self.settings if budget is None else replace(self.settings, budget=budget).validate()
-        clock = Clock()
-        ctx = self.local_context(file, line, column, left_context=left_context, language=language)
+        with self._warmer.retrieving():
+            clock = Clock()
+            ctx = self.local_context(
+                file, line, column, left_context=left_context, language=language
+            )
+            result = self._retrieve(ctx, s, clock)
+            self._retrievals += 1
+            if self._retrievals >= 2:  # a long-lived retriever
+                self._warm(ctx.lang)
+            return result
+
+    def _warm(self, lang: str | None) -> None:
+        """Queue the warming of ``lang``'s listed files, once per language."""
+        if self.grep is None or lang in self._warming or get_language(lang) is None:
+            return
+        listed = self.grep.fresh_files(lang)
+        if listed:
+            self._warming.add(lang)
+            self._warmer.warm(listed)
+
+    def warmed(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the per-file caches to be warm (a retriever
+        warms them while idle from its second retrieval on: ``greprag.warm``); whether
+        they are."""
+        return self._warmer.wait(timeout)
+
+    def _retrieve(self, ctx: LocalContext, s: Settings, clock: Clock) -> Result:
         imported = self._imports(ctx)  # lists a Java repository: similar code starts now
         files = FileCache(self.repo, self.files)
         current = cursor_file(ctx, files.get, s.include_current_file)
@@ -274,7 +303,8 @@ class Retriever:
             from docs_mode.search import DocsSearch  # docs mode loads on the first question
 
             self._docs = DocsSearch(self.repo, self.settings, dense=self.dense)
-        return self._docs.search(query, budget=budget, k=k, kind=kind)
+        with self._warmer.retrieving():  # no warming while a question is answered either
+            return self._docs.search(query, budget=budget, k=k, kind=kind)
 
     def ask(
         self,

@@ -12,6 +12,7 @@ import importlib.util
 import marshal
 import os
 import threading
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -162,6 +163,31 @@ def _count(text: str, encoding: str, limit: int | None) -> int:
             chars -= len(oldest)
         _counted_chars[encoding] = chars
     return total
+
+
+def count_ahead(lines: Sequence[str], encoding: str = DEFAULT_ENCODING) -> bool:
+    """Count a file's lines (a slice of them that starts where a piece does, its
+    ``_line_pieces``) before a retrieval asks; False, counting nothing, once the counts
+    kept hold half of ``_COUNTS_MAX_CHARS`` or the encoding counts whole texts only."""
+    if encoding not in _BY_LINE or _counted_chars.get(encoding, 0) >= _COUNTS_MAX_CHARS // 2:
+        return False
+    if lines:
+        _count("\n".join(lines) + "\n", encoding, None)  # the file's own pieces, each with its "\n"
+    return True
+
+
+def piece_starts(lines: Sequence[str], every: int) -> list[int]:
+    """Indexes into ``lines`` where a piece starts, about ``every`` lines apart (0 first):
+    slices cut there count as the same pieces as the whole file."""
+    starts = [0]
+    n = every
+    while n < len(lines):
+        if _opens_piece(lines[n]):
+            starts.append(n)
+            n += every
+        else:
+            n += 1
+    return starts
 
 
 def _opens_piece(line: str) -> bool:

@@ -278,6 +278,16 @@ def _def_headers(lines: Sequence[str], first: int, last: int) -> list[int]:
     return found
 
 
+def headers_ahead(lines: Sequence[str]) -> bool:
+    """Find a file's definition headers before a retrieval asks (kept as
+    ``_def_headers`` keeps them); False, finding nothing, once half the chunks the cache
+    keeps are found."""
+    if len(_HEADERS) >= _HEADERS.size // 2:
+        return False
+    _def_headers(lines, 1, max(1, len(lines)))
+    return True
+
+
 def _chunk_headers(lines: Sequence[str], low: int) -> list[int]:
     """The 1-based header lines of the chunk after line ``low``; a line is first checked
     to start with a word the pattern starts with: most lines of code do not (a third of

@@ -579,6 +579,16 @@ def _scan_of(lines: Sequence[str], lang: str) -> _PyScan | _BraceScan | None:
     return _SCANS.get(lines, python, lambda: _python_scan(lines) if python else _brace_scan(lines))
 
 
+def scan_ahead(lines: Sequence[str], lang: str) -> bool:
+    """Scan a file of ``lang`` before a retrieval asks (kept as ``_scan_of`` keeps it);
+    False, scanning nothing, once half the files the cache keeps are scanned: the rest
+    is left to the retrievals' own files."""
+    if len(_SCANS) >= _SCANS.size // 2:
+        return False
+    _scan_of(lines, lang)
+    return True
+
+
 def class_end(lines: Sequence[str], lang: str, head: int) -> int | None:
     """The line (1-based) where the class declared on line ``head`` of a brace-language
     file closes; None when that line declares no class by itself (no class-like word, or
