@@ -4,9 +4,10 @@ A retrieval that reaches a file for the first time reads it, scans its syntax, f
 its definition headers and counts its lines' tokens: on jdk17 that was ~10 ms of the
 calling thread's ~45 per retrieval. ``CacheWarmer`` does it ahead, in one thread, for
 the files the language's search lists, while no retrieval runs: it waits while one is
-in flight (``retrieving``) and sleeps a moment between steps, so a retrieval waits at
-most for the step in hand, never for the interpreter's 5 ms switch. Each cache keeps
-half its room for the retrievals' own files; the thread ends when the list is done.
+in flight in the process (``retrieving``: any retriever's, as a workspace runs several
+side by side) and sleeps a moment between steps, so a retrieval waits at most for the
+step in hand, never for the interpreter's 5 ms switch. Each cache keeps half its room
+for the retrievals' own files; the thread ends when the list is done.
 """
 
 from __future__ import annotations
@@ -32,6 +33,18 @@ _CACHES = ("scan", "headers", "tokens")
 LinesOf = Callable[[str], Sequence[str] | None]
 
 
+class _InFlight:
+    """The retrievals running in this process, whichever retriever runs them (a
+    workspace's run side by side): every warmer waits while there is one."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.cond = threading.Condition()
+
+
+_IN_FLIGHT = _InFlight()
+
+
 class CacheWarmer:
     """Warms the per-file caches of ``lines_of``'s files (``warm``) while no retrieval runs."""
 
@@ -40,22 +53,22 @@ class CacheWarmer:
         self._encoding = encoding
         self._queue: deque[str] = deque()
         self._queued: set[str] = set()
-        self._busy = 0  # retrievals in flight
-        self._cond = threading.Condition()
+        self._cond = _IN_FLIGHT.cond  # one lock for the queue and the retrievals in flight
         self._thread: threading.Thread | None = None
         self._full: set[str] = set()  # the caches whose share for warming is used up
 
+    @staticmethod
     @contextmanager
-    def retrieving(self) -> Iterator[None]:
-        """Mark a retrieval in flight: the warming waits until none is."""
-        with self._cond:
-            self._busy += 1
+    def retrieving() -> Iterator[None]:
+        """Mark a retrieval in flight: every warmer in the process waits until none is."""
+        with _IN_FLIGHT.cond:
+            _IN_FLIGHT.count += 1
         try:
             yield
         finally:
-            with self._cond:
-                self._busy -= 1
-                self._cond.notify_all()
+            with _IN_FLIGHT.cond:
+                _IN_FLIGHT.count -= 1
+                _IN_FLIGHT.cond.notify_all()
 
     def warm(self, paths: Sequence[str]) -> None:
         """Queue ``paths`` (repo-relative, as ``lines_of`` takes them) not queued before,
@@ -94,7 +107,7 @@ class CacheWarmer:
         """The next file once no retrieval runs; None (the thread then ends) when none
         is left or every cache's share is full."""
         with self._cond:
-            while self._busy and self._queue:
+            while _IN_FLIGHT.count and self._queue:
                 self._cond.wait()
             if self._queue and len(self._full) < len(_CACHES):
                 return self._queue.popleft()
@@ -116,7 +129,7 @@ class CacheWarmer:
         """Pause a moment, then wait while a retrieval runs."""
         time.sleep(PAUSE_S)
         with self._cond:
-            while self._busy:
+            while _IN_FLIGHT.count:
                 self._cond.wait()
 
     def _warm_file(self, path: str) -> None:

@@ -105,11 +105,12 @@ def test_piece_starts_cut_where_a_piece_starts():
     assert sliced == _file_pieces(lines)
 
 
-def test_warming_waits_while_a_retrieval_runs(py_repo, clean_caches):
+def test_warming_waits_while_any_retrieval_runs(py_repo, clean_caches):
     seen, lines_of = _recording(FileStore(py_repo))
     warmer = CacheWarmer(lines_of, ENCODING)
+    other = CacheWarmer(lines_of, ENCODING)  # another retriever's, in the same process
     paths = _python_files(py_repo)
-    with warmer.retrieving():
+    with other.retrieving():
         warmer.warm(paths)
         time.sleep(0.3)
         assert seen == []
