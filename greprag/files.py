@@ -267,6 +267,10 @@ class FileStore:
                 _, evicted = self._entries.popitem(last=False)
                 self._chars -= evicted.chars
 
+    def half_full(self) -> bool:
+        """The lines kept hold half of ``max_chars`` or more (warming stops there)."""
+        return self._chars * 2 >= self.max_chars
+
     def allowed(self, path: str) -> bool:
         """``path`` resolves inside the repo now: known so while its stat is unchanged
         (the same inode, untouched since it was checked), else checked again."""

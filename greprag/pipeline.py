@@ -82,7 +82,7 @@ class Retriever:
         self.router = injected
         self.weights = ScoreWeights.from_settings(s)
         self.files = FileStore(self.repo)  # lines kept across retrievals while unchanged
-        self._warmer = CacheWarmer(self.files.lines, s.encoding)
+        self._warmer = CacheWarmer(self.files.lines, s.encoding, self.files.half_full)
         self._retrievals = 0
         self._warming: set[str | None] = set()  # languages whose files are queued
         preload_encoding(s.encoding)  # overlaps the tokenizer load with rg

@@ -46,10 +46,14 @@ _IN_FLIGHT = _InFlight()
 
 
 class CacheWarmer:
-    """Warms the per-file caches of ``lines_of``'s files (``warm``) while no retrieval runs."""
+    """Warms the per-file caches of ``lines_of``'s files (``warm``) while no retrieval runs;
+    ``full`` says when the store behind ``lines_of`` has no room left for warming."""
 
-    def __init__(self, lines_of: LinesOf, encoding: str) -> None:
+    def __init__(
+        self, lines_of: LinesOf, encoding: str, full: Callable[[], bool] = lambda: False
+    ) -> None:
         self._lines_of = lines_of
+        self._store_full = full  # the store behind ``lines_of`` has no room left for warming
         self._encoding = encoding
         self._queue: deque[str] = deque()
         self._queued: set[str] = set()
@@ -109,7 +113,7 @@ class CacheWarmer:
         with self._cond:
             while _IN_FLIGHT.count and self._queue:
                 self._cond.wait()
-            if self._queue and len(self._full) < len(_CACHES):
+            if self._queue and len(self._full) < len(_CACHES) and not self._store_full():
                 return self._queue.popleft()
             self._ended()
             return None

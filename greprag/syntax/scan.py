@@ -564,7 +564,7 @@ def _brace_statement(scan: _BraceScan, first: int) -> tuple[int, int] | None:
     return _brace_with_docs(scan, start) + 1, end + 1
 
 
-_SCANS = LinesMemo(1024)  # per file content, across retrievals
+_SCANS = LinesMemo(4096)  # per file content, across retrievals
 
 
 def python_scan(lines: Sequence[str]) -> _PyScan:

@@ -132,6 +132,17 @@ def test_a_full_share_stops_that_cache_only(py_repo, clean_caches, monkeypatch):
             assert scan._SCANS.get(lines, True, _never) is not None
 
 
+def test_warming_stops_reading_once_the_store_is_half_full(py_repo, clean_caches):
+    store = FileStore(py_repo, max_chars=1200)
+    seen, lines_of = _recording(store)
+    warmer = CacheWarmer(lines_of, ENCODING, store.half_full)
+    paths = _python_files(py_repo)
+    warmer.warm(paths)
+    assert warmer.wait(30)
+    assert store.half_full()
+    assert 1 <= len(seen) < len(paths)
+
+
 def test_the_thread_ends_and_a_later_queue_starts_another(py_repo, clean_caches):
     seen, lines_of = _recording(FileStore(py_repo))
     warmer = CacheWarmer(lines_of, ENCODING)
