@@ -109,7 +109,7 @@ def _get_encoding(name: str):  # -> tiktoken.Encoding
 # per encoding, counts by text in insertion order (the oldest first); str keys and int
 # values only, so the garbage collector never walks these dicts
 _COUNTS: dict[str, dict[str, int]] = {}
-_COUNTS_MAX_CHARS = 8_000_000  # the texts each encoding's cache keeps, oldest out first
+_COUNTS_MAX_CHARS = 16_000_000  # the texts each encoding's cache keeps, oldest out first
 _COUNTS_LOCK = threading.Lock()
 _counted_chars: dict[str, int] = {}
 
