@@ -357,8 +357,9 @@ class LinesMemo:
         self._items: OrderedDict[tuple[int, Hashable], tuple[Sequence[str], Any]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def __len__(self) -> int:
-        return len(self._items)
+    def half_full(self) -> bool:
+        """Half of ``size`` entries or more are kept (warming stops there)."""
+        return len(self._items) * 2 >= self.size
 
     def get(self, lines: Sequence[str], tag: Hashable, compute: Callable[[], T]) -> T:
         """The value for (``lines``, ``tag``), computed by ``compute()`` on a miss."""

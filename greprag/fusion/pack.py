@@ -282,7 +282,7 @@ def headers_ahead(lines: Sequence[str]) -> bool:
     """Find a file's definition headers before a retrieval asks (kept as
     ``_def_headers`` keeps them); False, finding nothing, once half the chunks the cache
     keeps are found."""
-    if len(_HEADERS) >= _HEADERS.size // 2:
+    if _HEADERS.half_full():
         return False
     _def_headers(lines, 1, max(1, len(lines)))
     return True

@@ -583,7 +583,7 @@ def scan_ahead(lines: Sequence[str], lang: str) -> bool:
     """Scan a file of ``lang`` before a retrieval asks (kept as ``_scan_of`` keeps it);
     False, scanning nothing, once half the files the cache keeps are scanned: the rest
     is left to the retrievals' own files."""
-    if len(_SCANS) >= _SCANS.size // 2:
+    if _SCANS.half_full():
         return False
     _scan_of(lines, lang)
     return True
