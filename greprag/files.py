@@ -361,6 +361,19 @@ class LinesMemo:
         """Half of ``size`` entries or more are kept (warming stops there)."""
         return len(self._items) * 2 >= self.size
 
+    def full(self) -> bool:
+        """``size`` entries are kept: another pushes the least recently used out."""
+        return len(self._items) >= self.size
+
+    def peek(self, lines: Sequence[str], tag: Hashable) -> Any:
+        """The value kept for (``lines``, ``tag``); None when there is none."""
+        with self._lock:
+            hit = self._items.get((id(lines), tag))
+            if hit is None or hit[0] is not lines:
+                return None
+            self._items.move_to_end((id(lines), tag))
+            return hit[1]
+
     def get(self, lines: Sequence[str], tag: Hashable, compute: Callable[[], T]) -> T:
         """The value for (``lines``, ``tag``), computed by ``compute()`` on a miss."""
         key = (id(lines), tag)

@@ -223,6 +223,7 @@ class Retriever:
             weights=self.weights.mixed(lang.bm25_share if lang else None),
             package=PackageScope.of(ctx),
             prefix=ctx.prefix,
+            lines_of=files.lines.get,
         )
         clock.lap("rerank")
         routes = {"grep": "always on"}
@@ -353,7 +354,7 @@ class Retriever:
         merged = RouteHits("+".join(r.name for r in self.routes), [])
         for route, finish in zip(self.routes, started, strict=True):
             if finish is not None:
-                tokenize_ahead((c.text for c in merged.candidates), rerank)
+                tokenize_ahead(merged.candidates, rerank, request.files.lines.get)
             hits = finish() if finish is not None else route.search(request)
             merged.candidates += hits.candidates
             merged.skipped += hits.skipped

@@ -17,10 +17,11 @@ paper's Naive GrepRAG), ``none`` by the prior alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from greprag.config import Settings
-from greprag.fusion.bm25 import rerank, rerank_scores
+from greprag.fusion.bm25 import candidate_scores, rerank
 from greprag.imports import PackageScope
 from greprag.languages import IDENTIFIER_RE
 from greprag.models import Candidate, Query, QueryPlan
@@ -76,13 +77,15 @@ def score_candidates(
     weights: ScoreWeights,
     package: PackageScope | None = None,
     prefix: str = "",
+    lines_of: Callable[[str], Sequence[str] | None] = lambda path: None,
 ) -> list[Candidate]:
     """New candidates with their final score, best first (ties keep the route's order);
     ``package``: the cursor file's Java package; ``prefix``: the cursor line up to the
-    cursor."""
+    cursor; ``lines_of``: the lines a candidate was cut from, where known (its tokens are
+    then read off its file's: ``bm25.candidate_scores``)."""
     if method == "jaccard":
         return rerank(candidates, window, "jaccard")
-    bm25 = rerank_scores([c.text for c in candidates], window, method)
+    bm25 = candidate_scores(candidates, window, method, lines_of)
     matched = [raw for c, raw in zip(candidates, bm25, strict=True) if c.match_lines]
     top = max(matched, default=0.0) or max(bm25, default=0.0) or 1.0
     code = " ".join(prefix.split())  # the cursor line's, for _same_shape

@@ -15,7 +15,7 @@ import pytest
 import greprag
 from greprag import Retriever, tokens
 from greprag.files import FileStore, LinesMemo
-from greprag.fusion import pack
+from greprag.fusion import bm25, pack
 from greprag.syntax import scan
 from greprag.tokens import count_tokens, get_encoding, piece_starts
 from greprag.warm import CacheWarmer
@@ -31,6 +31,7 @@ def clean_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pack, "_HEADERS", LinesMemo(4096))
     monkeypatch.setattr(tokens, "_COUNTS", {})
     monkeypatch.setattr(tokens, "_counted_chars", {})
+    monkeypatch.setattr(bm25, "_FILE_TOKENS", LinesMemo(2048))
 
 
 def _python_files(repo: Path) -> list[str]:
@@ -55,7 +56,7 @@ def _file_pieces(lines) -> list[str]:
     return tokens._line_pieces("\n".join(lines) + "\n")
 
 
-def test_warming_reads_scans_finds_headers_and_counts_every_queued_file(clean_caches):
+def test_warming_reads_scans_finds_headers_and_tokenizes_every_queued_file(clean_caches):
     package = Path(greprag.__file__).parent  # real, varied source files
     store = FileStore(package)
     paths = _python_files(package)
@@ -71,6 +72,7 @@ def test_warming_reads_scans_finds_headers_and_counts_every_queued_file(clean_ca
         assert isinstance(pack._HEADERS.get(lines, ("headers", 0), _never), list)
         missing = [p for p in _file_pieces(lines) if p not in counts]
         assert not missing, f"{path}: {missing[:3]}"
+        assert bm25._FILE_TOKENS.peek(lines, "tokens") is not None
 
 
 def test_counts_after_warming_are_the_encoders_own(clean_caches):
