@@ -1,14 +1,15 @@
 """Idle-time warming of what a retrieval computes per file, for a long-lived Retriever.
 
 A retrieval that reaches a file for the first time reads it, scans its syntax, finds
-its definition headers, counts its lines' tokens and splits them into BM25's: on jdk17
-that was ~10 ms of the calling thread's ~45 per retrieval. ``CacheWarmer`` does it
-ahead, in one thread, for the files the language's search lists, while no retrieval
-runs: it waits while one is in flight in the process (``retrieving``: any retriever's,
-as a workspace runs several side by side) and sleeps a moment between steps, so a
-retrieval waits at most for the step in hand, never for the interpreter's 5 ms switch.
-Each cache keeps half its room for the retrievals' own files (BM25's tokens are
-warming's alone, up to their memo's size); the thread ends when the list is done.
+its definition headers, parses a Java class's skeleton, counts its lines' tokens and
+splits them into BM25's: on jdk17 that was ~10 ms of the calling thread's ~45 per
+retrieval. ``CacheWarmer`` does it ahead, in one thread, for the files the language's
+search lists, while no retrieval runs: it waits while one is in flight in the process
+(``retrieving``: any retriever's, as a workspace runs several side by side) and sleeps
+a moment between steps, so a retrieval waits at most for the step in hand, never for
+the interpreter's 5 ms switch. Each cache keeps half its room for the retrievals' own
+files (whole files' skeletons and BM25 tokens are warming's alone, up to their memos'
+size); the thread ends when the list is done.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from itertools import pairwise
 from greprag.fusion.bm25 import tokens_ahead, tokens_room
 from greprag.fusion.pack import headers_ahead
 from greprag.syntax.analysis import spans_language
+from greprag.syntax.outline import outlines_ahead
 from greprag.syntax.scan import scan_ahead
 from greprag.tokens import count_ahead, piece_starts
 
@@ -30,7 +32,7 @@ __all__ = ["CacheWarmer"]
 
 STEP_LINES = 128  # lines counted per step (~0.5 ms): a retrieval waits at most for one
 PAUSE_S = 0.0005  # between steps: a retrieval's thread takes the interpreter then
-_CACHES = ("scan", "headers", "tokens", "bm25")
+_CACHES = ("scan", "headers", "outlines", "tokens", "bm25")
 
 LinesOf = Callable[[str], Sequence[str] | None]
 
@@ -139,8 +141,9 @@ class CacheWarmer:
                 self._cond.wait()
 
     def _warm_file(self, path: str) -> None:
-        """One file's lines, then its scan, headers, token counts and BM25 tokens, a step
-        at a time, each until its cache's share for warming is full (``_full``)."""
+        """One file's lines, then its scan, headers, skeleton, token counts and BM25
+        tokens, a step at a time, each until its cache's share for warming is full
+        (``_full``)."""
         lines = self._lines_of(path)
         if not lines:
             return
@@ -149,6 +152,10 @@ class CacheWarmer:
             self._full.add("scan")
         if "headers" not in self._full and not headers_ahead(lines):
             self._full.add("headers")
+        if "outlines" not in self._full:
+            self._idle()
+            if not outlines_ahead(path, lines):
+                self._full.add("outlines")
         if "tokens" not in self._full:
             starts = piece_starts(lines, STEP_LINES)
             for low, high in pairwise([*starts, len(lines)]):

@@ -26,7 +26,9 @@ __all__ = [
     "expand_in_region",
     "expand_range",
     "file_spans",
+    "kept_skeleton",
     "region_analysis",
+    "skeleton_ahead",
     "skeleton_analysis",
     "spans_language",
 ]
@@ -136,13 +138,43 @@ def skeleton_analysis(
         return None
 
     def compute() -> tuple[str, Analysis] | None:
-        shell = class_skeleton(lines, lang, first, last)
-        if shell is None:
-            return None
-        analysis = tree_analysis(key, "\n".join(shell).encode("utf-8", "replace"), strict=True)
+        analysis = _skeleton_of(lines, lang, key, first, last)
         return None if analysis is None else ("\n".join(lines[first - 1 : last]), analysis)
 
     return _REGIONS.get(lines, ("skeleton", key, first, last), compute)
+
+
+_FILE_SKELETONS = LinesMemo(2048)  # whole files' skeleton analyses, by ``skeleton_ahead``
+
+
+def skeleton_ahead(lines: Sequence[str], lang: str) -> bool:
+    """Analyze a whole file's skeleton (``skeleton_analysis`` of all its lines) before a
+    class outline asks, and keep it for ``kept_skeleton``; False, analyzing nothing, once
+    the memo is full."""
+    if _FILE_SKELETONS.full():
+        return False
+    key = grammar_key(lang)
+    if key is not None:
+        _FILE_SKELETONS.get(lines, key, lambda: _skeleton_of(lines, lang, key, 1, len(lines)))
+    return True
+
+
+def kept_skeleton(lines: Sequence[str], lang: str | None) -> Analysis | None:
+    """The analysis of the whole file's skeleton that ``skeleton_ahead`` kept; None when
+    it kept none or the skeleton did not parse cleanly."""
+    key = grammar_key(lang)
+    return None if key is None else _FILE_SKELETONS.peek(lines, key)
+
+
+def _skeleton_of(
+    lines: Sequence[str], lang: str, key: str, first: int, last: int
+) -> Analysis | None:
+    """The tree-sitter analysis of lines [first, last]'s skeleton; None when it does not
+    parse cleanly or the file has no brace scan."""
+    shell = class_skeleton(lines, lang, first, last)
+    if shell is None:
+        return None
+    return tree_analysis(key, "\n".join(shell).encode("utf-8", "replace"), strict=True)
 
 
 def expand_in_region(

@@ -17,7 +17,9 @@ from greprag.syntax.analysis import (
     analyze,
     expand_range,
     file_spans,
+    kept_skeleton,
     region_analysis,
+    skeleton_ahead,
     skeleton_analysis,
     spans_language,
 )
@@ -33,6 +35,7 @@ __all__ = [
     "members_whole",
     "opens_members",
     "outlined",
+    "outlines_ahead",
     "range_outlined",
 ]
 
@@ -193,6 +196,13 @@ def class_outlined(path: str, lines: Sequence[str], start: int, first: int, end:
             close = class_end(lines, lang, first)
             if close is not None and not end - 2 <= close <= end:
                 return _NONE  # the class surely ends elsewhere: no parse would find it here
+            whole = kept_skeleton(lines, lang)  # warmed: the whole file's, parsed ahead
+            if whole is not None:
+                found = _class_in(
+                    file_text(lines), lang, list(whole.defs), start, first, end, whole
+                )
+                if found.text:
+                    return found
             shell = skeleton_analysis(lines, lang, start, end)
             if shell is not None:
                 return in_region(shell)
@@ -205,6 +215,14 @@ def class_outlined(path: str, lines: Sequence[str], start: int, first: int, end:
         return _class_in(text, lang, file_spans(path, text, lang), start, first, end)
 
     return _CLASS_OUTLINES.get(lines, ("class", lang, start, first, end), compute)
+
+
+def outlines_ahead(path: str, lines: Sequence[str]) -> bool:
+    """Parse what ``class_outlined`` would for a file's classes before a retrieval asks:
+    the whole file's skeleton, in a language outlined from skeletons (nothing in
+    others); False, parsing nothing, once the skeletons kept fill their memo."""
+    lang = spans_language(path, None)
+    return lang not in _SKELETON_LANGUAGES or skeleton_ahead(lines, lang)
 
 
 def range_outlined(path: str, lines: Sequence[str], start: int, end: int) -> Outlined:

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from greprag.syntax import class_outlined, file_spans
+from greprag.files import LinesMemo
+from greprag.syntax import analysis, class_outlined, file_spans
+from greprag.syntax import outline as outline_module
 from greprag.syntax.grammars import grammar_key
 from greprag.syntax.members import class_analysis, units_analysis
-from greprag.syntax.outline import _class_in
+from greprag.syntax.outline import _class_in, outlines_ahead
 from greprag.syntax.spans import Span
 from greprag.syntax.treesitter import tree_analysis
 from tests.comparison.conftest import fetch
@@ -48,6 +50,36 @@ def test_class_outline_from_its_lines_equals_the_whole_file_one(source, cache: P
             compared += 1
             top_level += not lines[span.start_line - 1][:1].isspace()
     assert compared >= 50 and top_level >= 20, (compared, top_level)
+
+
+def test_java_classes_outlined_off_the_whole_files_skeleton_equal_the_files_parse(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Warming parses a Java file's skeleton whole (``outlines_ahead``); each class's
+    outline read off it equals its outline from the file's own parse."""
+    monkeypatch.setattr(outline_module, "_CLASS_OUTLINES", LinesMemo(512))
+    monkeypatch.setattr(analysis, "_FILE_SKELETONS", LinesMemo(2048))
+    root = fetch(JAVA, cache)
+    compared = off_skeleton = 0
+    for file in sorted(p for p in root.glob(JAVA.pattern) if p.is_file()):
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = "\n".join(lines)
+        if tree_analysis(grammar_key("java"), text.encode("utf-8", "replace")) is None:
+            continue
+        path = file.relative_to(root).as_posix()
+        assert outlines_ahead(path, lines)
+        kept = analysis.kept_skeleton(lines, "java")
+        for span in (s for s in file_spans(path, text, "java") if s.kind == "class"):
+            start, end = span.start_line, span.end_line
+            whole = outline(text, "java", start, end, file_spans(path, text, "java")) or None
+            mine = class_outlined(path, lines, start, start, end).text or None
+            assert mine == whole, f"{path}:{start}-{end}"
+            compared += 1
+            if kept is not None:
+                off_skeleton += bool(
+                    _class_in(text, "java", list(kept.defs), start, start, end).text
+                )
+    assert compared >= 50 and off_skeleton >= 0.9 * compared, (compared, off_skeleton)
 
 
 def test_java_ranges_cut_short_or_run_on_are_outlined_as_from_the_whole_file(cache: Path) -> None:

@@ -16,7 +16,7 @@ import greprag
 from greprag import Retriever, tokens
 from greprag.files import FileStore, LinesMemo
 from greprag.fusion import bm25, pack
-from greprag.syntax import scan
+from greprag.syntax import analysis, scan
 from greprag.tokens import count_tokens, get_encoding, piece_starts
 from greprag.warm import CacheWarmer
 from tests.conftest import cursor
@@ -32,6 +32,7 @@ def clean_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tokens, "_COUNTS", {})
     monkeypatch.setattr(tokens, "_counted_chars", {})
     monkeypatch.setattr(bm25, "_FILE_TOKENS", LinesMemo(2048))
+    monkeypatch.setattr(analysis, "_FILE_SKELETONS", LinesMemo(2048))
 
 
 def _python_files(repo: Path) -> list[str]:
@@ -73,6 +74,19 @@ def test_warming_reads_scans_finds_headers_and_tokenizes_every_queued_file(clean
         missing = [p for p in _file_pieces(lines) if p not in counts]
         assert not missing, f"{path}: {missing[:3]}"
         assert bm25._FILE_TOKENS.peek(lines, "tokens") is not None
+
+
+def test_warming_parses_each_java_files_skeleton_whole(clean_caches):
+    repo = Path(__file__).parents[1] / "fixtures" / "java_orders"
+    store = FileStore(repo)
+    paths = sorted(str(p.relative_to(repo)) for p in repo.rglob("*.java"))
+    assert len(paths) >= 3
+    warmer = CacheWarmer(store.lines, ENCODING)
+    warmer.warm(paths)
+    assert warmer.wait(60)
+    for path in paths:
+        kept = analysis.kept_skeleton(store.lines(path), "java")
+        assert kept is not None and any(span.kind == "class" for span in kept.defs), path
 
 
 def test_counts_after_warming_are_the_encoders_own(clean_caches):
