@@ -580,12 +580,16 @@ def _scan_of(lines: Sequence[str], lang: str) -> _PyScan | _BraceScan | None:
 
 
 def scan_ahead(lines: Sequence[str], lang: str) -> bool:
-    """Scan a file of ``lang`` before a retrieval asks (kept as ``_scan_of`` keeps it);
-    False, scanning nothing, once half the files the cache keeps are scanned: the rest
-    is left to the retrievals' own files."""
+    """Scan a file of ``lang`` before a retrieval asks (kept as ``_scan_of`` keeps it,
+    with the tables it builds on first use); False, scanning nothing, once half the
+    files the cache keeps are scanned: the rest is left to the retrievals' own files."""
     if _SCANS.half_full():
         return False
-    _scan_of(lines, lang)
+    scan = _scan_of(lines, lang)
+    if isinstance(scan, _BraceScan):  # the tables a scan builds on first use, too
+        _openers(scan)
+    elif scan is not None:
+        _ = scan.tops, scan.margins
     return True
 
 
