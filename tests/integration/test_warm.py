@@ -69,14 +69,17 @@ def test_warming_reads_scans_finds_headers_and_tokenizes_every_queued_file(clean
     counts = tokens._COUNTS[ENCODING]
     for path in paths:
         lines = store.lines(path)
-        assert scan._SCANS.get(lines, True, _never) is not None
+        scanned = scan._SCANS.get(lines, True, _never)
+        assert scanned._tops is not None and scanned._margins is not None
         assert isinstance(pack._HEADERS.get(lines, ("headers", 0), _never), list)
         missing = [p for p in _file_pieces(lines) if p not in counts]
         assert not missing, f"{path}: {missing[:3]}"
         assert bm25._FILE_TOKENS.peek(lines, "tokens") is not None
 
 
-def test_warming_parses_each_java_files_skeleton_whole(clean_caches):
+def test_warming_parses_each_java_files_skeleton_whole_and_builds_its_scan_tables(
+    clean_caches,
+):
     repo = Path(__file__).parents[1] / "fixtures" / "java_orders"
     store = FileStore(repo)
     paths = sorted(str(p.relative_to(repo)) for p in repo.rglob("*.java"))
@@ -85,8 +88,10 @@ def test_warming_parses_each_java_files_skeleton_whole(clean_caches):
     warmer.warm(paths)
     assert warmer.wait(60)
     for path in paths:
-        kept = analysis.kept_skeleton(store.lines(path), "java")
+        lines = store.lines(path)
+        kept = analysis.kept_skeleton(lines, "java")
         assert kept is not None and any(span.kind == "class" for span in kept.defs), path
+        assert scan._SCANS.get(lines, False, _never).openers is not None  # built ahead too
 
 
 def test_counts_after_warming_are_the_encoders_own(clean_caches):
@@ -145,7 +150,8 @@ def test_a_full_share_stops_that_cache_only(py_repo, clean_caches, monkeypatch):
     assert tokens._counted_chars[ENCODING] < 400 + 128 * 200  # stopped after one more step
     for path in paths:  # the scans went on to the last file (an empty one has none)
         if lines := store.lines(path):
-            assert scan._SCANS.get(lines, True, _never) is not None
+            scanned = scan._SCANS.get(lines, True, _never)
+        assert scanned._tops is not None and scanned._margins is not None
 
 
 def test_warming_stops_reading_once_the_store_is_half_full(py_repo, clean_caches):
@@ -200,7 +206,8 @@ def test_a_retriever_warms_from_its_second_retrieval(py_repo, clean_caches, monk
     assert retriever.warmed(30)
     for path in queued[0]:
         if lines := retriever.files.lines(path):
-            assert scan._SCANS.get(lines, True, _never) is not None
+            scanned = scan._SCANS.get(lines, True, _never)
+        assert scanned._tops is not None and scanned._margins is not None
 
 
 def test_contexts_are_the_same_warmed_or_not(py_repo, clean_caches, monkeypatch):
