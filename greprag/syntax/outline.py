@@ -42,6 +42,10 @@ __all__ = [
 _CLASS_OUTLINES = LinesMemo(512)  # per file content, across retrievals
 # outlined from a skeleton with code blocks emptied (tests/comparison pins them equal)
 _SKELETON_LANGUAGES = frozenset({"java"})
+# a longer file's skeleton is left to the retrieval that needs it: its parse holds the
+# interpreter for up to ~20 ms (jdk17's Collections.java), which a retrieval arriving
+# then would wait for; up to this length, ~3 ms at most, mostly
+_MAX_AHEAD_LINES = 1500
 
 _ENUM_RE = re.compile(r"\benum\b")
 _MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
@@ -220,9 +224,12 @@ def class_outlined(path: str, lines: Sequence[str], start: int, first: int, end:
 def outlines_ahead(path: str, lines: Sequence[str]) -> bool:
     """Parse what ``class_outlined`` would for a file's classes before a retrieval asks:
     the whole file's skeleton, in a language outlined from skeletons (nothing in
-    others); False, parsing nothing, once the skeletons kept fill their memo."""
+    others, nor in a file over ``_MAX_AHEAD_LINES``); False, parsing nothing, once the
+    skeletons kept fill their memo."""
     lang = spans_language(path, None)
-    return lang not in _SKELETON_LANGUAGES or skeleton_ahead(lines, lang)
+    if lang not in _SKELETON_LANGUAGES or len(lines) > _MAX_AHEAD_LINES:
+        return True
+    return skeleton_ahead(lines, lang)
 
 
 def range_outlined(path: str, lines: Sequence[str], start: int, end: int) -> Outlined:

@@ -17,6 +17,7 @@ from greprag import Retriever, tokens
 from greprag.files import FileStore, LinesMemo
 from greprag.fusion import bm25, pack
 from greprag.syntax import analysis, scan
+from greprag.syntax.outline import outlines_ahead
 from greprag.tokens import count_tokens, get_encoding, piece_starts
 from greprag.warm import CacheWarmer
 from tests.conftest import cursor
@@ -92,6 +93,17 @@ def test_warming_parses_each_java_files_skeleton_whole_and_builds_its_scan_table
         kept = analysis.kept_skeleton(lines, "java")
         assert kept is not None and any(span.kind == "class" for span in kept.defs), path
         assert scan._SCANS.get(lines, False, _never).openers is not None  # built ahead too
+
+
+def test_a_long_java_file_is_left_to_the_retrieval_that_needs_its_skeleton(clean_caches):
+    """Its parse would hold the interpreter for a retrieval arriving meanwhile."""
+    members = [f"    int f{i}() {{ return {i}; }}" for i in range(1600)]
+    long_file = ("class Big {", *members, "}")
+    assert outlines_ahead("Big.java", long_file)
+    assert analysis.kept_skeleton(long_file, "java") is None
+    short_file = ("class Small {", *members[:100], "}")
+    assert outlines_ahead("Small.java", short_file)
+    assert analysis.kept_skeleton(short_file, "java") is not None
 
 
 def test_counts_after_warming_are_the_encoders_own(clean_caches):
