@@ -49,6 +49,11 @@ class _InFlight:
 _IN_FLIGHT = _InFlight()
 
 
+def _retrieval_in_flight() -> bool:
+    """Whether a retrieval runs now: a long parse of the warming's gives up then."""
+    return _IN_FLIGHT.count > 0
+
+
 class CacheWarmer:
     """Warms the per-file caches of ``lines_of``'s files (``warm``) while no retrieval runs;
     ``full`` says when the store behind ``lines_of`` has no room left for warming."""
@@ -154,7 +159,7 @@ class CacheWarmer:
             self._full.add("headers")
         if "outlines" not in self._full:
             self._idle()
-            if not outlines_ahead(path, lines):
+            if not outlines_ahead(path, lines, _retrieval_in_flight):
                 self._full.add("outlines")
         if "tokens" not in self._full:
             starts = piece_starts(lines, STEP_LINES)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from greprag.files import LinesMemo
@@ -147,15 +147,19 @@ def skeleton_analysis(
 _FILE_SKELETONS = LinesMemo(2048)  # whole files' skeleton analyses, by ``skeleton_ahead``
 
 
-def skeleton_ahead(lines: Sequence[str], lang: str) -> bool:
+def skeleton_ahead(
+    lines: Sequence[str], lang: str, stop: Callable[[], bool] = lambda: False
+) -> bool:
     """Analyze a whole file's skeleton (``skeleton_analysis`` of all its lines) before a
-    class outline asks, and keep it for ``kept_skeleton``; False, analyzing nothing, once
-    the memo is full."""
+    class outline asks, and keep it for ``kept_skeleton``, unless ``stop`` (asked as the
+    parse goes) says to give up; False, analyzing nothing, once the memo is full."""
     if _FILE_SKELETONS.full():
         return False
     key = grammar_key(lang)
     if key is not None:
-        _FILE_SKELETONS.get(lines, key, lambda: _skeleton_of(lines, lang, key, 1, len(lines)))
+        made = _skeleton_of(lines, lang, key, 1, len(lines), stop)
+        if not stop():  # whole: kept (None when it does not parse cleanly)
+            _FILE_SKELETONS.get(lines, key, lambda: made)
     return True
 
 
@@ -167,14 +171,20 @@ def kept_skeleton(lines: Sequence[str], lang: str | None) -> Analysis | None:
 
 
 def _skeleton_of(
-    lines: Sequence[str], lang: str, key: str, first: int, last: int
+    lines: Sequence[str],
+    lang: str,
+    key: str,
+    first: int,
+    last: int,
+    stop: Callable[[], bool] | None = None,
 ) -> Analysis | None:
     """The tree-sitter analysis of lines [first, last]'s skeleton; None when it does not
-    parse cleanly or the file has no brace scan."""
+    parse cleanly, the file has no brace scan, or ``stop`` gave up on it."""
     shell = class_skeleton(lines, lang, first, last)
     if shell is None:
         return None
-    return tree_analysis(key, "\n".join(shell).encode("utf-8", "replace"), strict=True)
+    data = "\n".join(shell).encode("utf-8", "replace")
+    return tree_analysis(key, data, strict=True, stop=stop)
 
 
 def expand_in_region(

@@ -9,7 +9,7 @@ elided (``...`` for indented bodies, ``{ ... }`` for braced ones); a Python clas
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from greprag.files import LinesMemo, file_text
@@ -42,10 +42,6 @@ __all__ = [
 _CLASS_OUTLINES = LinesMemo(512)  # per file content, across retrievals
 # outlined from a skeleton with code blocks emptied (tests/comparison pins them equal)
 _SKELETON_LANGUAGES = frozenset({"java"})
-# a longer file's skeleton is left to the retrieval that needs it: its parse holds the
-# interpreter for up to ~20 ms (jdk17's Collections.java), which a retrieval arriving
-# then would wait for; up to this length, ~3 ms at most, mostly
-_MAX_AHEAD_LINES = 1500
 
 _ENUM_RE = re.compile(r"\benum\b")
 _MAX_MEMBER_HEADER = 6  # longer member signatures keep their first and last lines
@@ -221,15 +217,14 @@ def class_outlined(path: str, lines: Sequence[str], start: int, first: int, end:
     return _CLASS_OUTLINES.get(lines, ("class", lang, start, first, end), compute)
 
 
-def outlines_ahead(path: str, lines: Sequence[str]) -> bool:
+def outlines_ahead(path: str, lines: Sequence[str], stop: Callable[[], bool]) -> bool:
     """Parse what ``class_outlined`` would for a file's classes before a retrieval asks:
     the whole file's skeleton, in a language outlined from skeletons (nothing in
-    others, nor in a file over ``_MAX_AHEAD_LINES``); False, parsing nothing, once the
-    skeletons kept fill their memo."""
+    others), given up when ``stop`` says so (asked as the parse goes: a long file's parse
+    would hold the interpreter ~20 ms); False, parsing nothing, once the skeletons kept
+    fill their memo."""
     lang = spans_language(path, None)
-    if lang not in _SKELETON_LANGUAGES or len(lines) > _MAX_AHEAD_LINES:
-        return True
-    return skeleton_ahead(lines, lang)
+    return lang not in _SKELETON_LANGUAGES or skeleton_ahead(lines, lang, stop)
 
 
 def range_outlined(path: str, lines: Sequence[str], start: int, end: int) -> Outlined:

@@ -8,6 +8,7 @@ cover more than 2% of the file is refused, so the line-based analyzers take over
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from greprag.syntax.grammars import GRAMMARS, Grammar, parse, query
@@ -163,10 +164,13 @@ def _error_bytes(node: Any) -> int:
     return sum(_error_bytes(child) for child in node.children)
 
 
-def tree_analysis(key: str, data: bytes, *, strict: bool = False) -> Analysis | None:
+def tree_analysis(
+    key: str, data: bytes, *, strict: bool = False, stop: Callable[[], bool] | None = None
+) -> Analysis | None:
     """Definitions and statements from a clean tree-sitter parse; None when that fails
-    (``strict``: when the parse has any error at all)."""
-    tree = parse(key, data)
+    (``strict``: when the parse has any error at all) or ``stop``, asked as the parse
+    goes and after the query, says to give up."""
+    tree = parse(key, data, stop)
     if tree is None or _error_bytes(tree.root_node) > len(data) * _MAX_ERROR_SHARE:
         return None
     if strict and tree.root_node.has_error:
@@ -174,7 +178,11 @@ def tree_analysis(key: str, data: bytes, *, strict: bool = False) -> Analysis | 
     import tree_sitter
 
     grammar = GRAMMARS[key]
+    # not stopped within (the query's own progress callback crashes py-tree-sitter
+    # 0.26 when it lets a long query go on): ~3 ms on the longest Java skeletons
     captures = tree_sitter.QueryCursor(query(key)).captures(tree.root_node)
+    if stop is not None and stop():
+        return None
     defs: list[Span] = []
     outers: set[tuple[int, int]] = set()
     classes: list[Any] = []

@@ -95,15 +95,25 @@ def test_warming_parses_each_java_files_skeleton_whole_and_builds_its_scan_table
         assert scan._SCANS.get(lines, False, _never).openers is not None  # built ahead too
 
 
-def test_a_long_java_file_is_left_to_the_retrieval_that_needs_its_skeleton(clean_caches):
-    """Its parse would hold the interpreter for a retrieval arriving meanwhile."""
+def test_a_skeleton_parse_a_retrieval_interrupts_is_given_up_and_not_kept(clean_caches):
+    """A long file's parse would hold the interpreter for a retrieval arriving meanwhile:
+    it gives up when told to, and keeps nothing (the retrieval parses what it needs)."""
     members = [f"    int f{i}() {{ return {i}; }}" for i in range(1600)]
     long_file = ("class Big {", *members, "}")
-    assert outlines_ahead("Big.java", long_file)
+    asked = []
+
+    def retrieval_arrives() -> bool:
+        asked.append(True)
+        return len(asked) > 3
+
+    assert outlines_ahead("Big.java", long_file, retrieval_arrives)
     assert analysis.kept_skeleton(long_file, "java") is None
-    short_file = ("class Small {", *members[:100], "}")
-    assert outlines_ahead("Small.java", short_file)
-    assert analysis.kept_skeleton(short_file, "java") is not None
+    assert outlines_ahead("Big.java", long_file, lambda: False)
+    kept = analysis.kept_skeleton(long_file, "java")
+    assert kept is not None and len([s for s in kept.defs if s.kind == "function"]) == 1600
+    from greprag.syntax.grammars import parse
+
+    assert parse("java", b"class After { int g() { return 1; } }").root_node.has_error is False
 
 
 def test_counts_after_warming_are_the_encoders_own(clean_caches):
