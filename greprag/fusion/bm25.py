@@ -183,7 +183,7 @@ def _line_tokens(line: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class _FileTokens:
-    """A file's tokens in order, and where each line's begin: line n's are
+    """A file's tokens in order, and where each line's tokens begin: line n's are
     ``tokens[starts[n - 1] : starts[n]]``."""
 
     tokens: tuple[str, ...]
@@ -192,7 +192,7 @@ class _FileTokens:
 
 _FILE_TOKENS = LinesMemo(4096)  # per file content; filled by ``tokens_ahead`` only
 # tokens ``tokens_ahead`` keeps over the process's life (~17 MB of references): a
-# 250k-line corpus whole (sqlalchemy 0.9 M, jdk17 1.6 M), a part of a bigger one
+# 250k-line corpus whole (sqlalchemy 0.9 M, jdk17 1.3 M), a part of a bigger one
 _AHEAD_MAX_TOKENS = 1 << 21
 _kept_ahead = 0
 

@@ -196,6 +196,6 @@ def parse(key: str, data: bytes, stop: Callable[[], bool] | None = None) -> Any 
     except ValueError:  # stopped
         parser.reset()  # else its next parse would resume this one
         return None
-    # a tree read in chunks holds no source (its nodes' text, a query's text predicates
-    # crash on it): parsed again from the bytes, reusing every node (~0.05 ms)
+    # a tree read in chunks holds no source (reading a node's text off it crashes
+    # py-tree-sitter 0.26.1): parsed again from the bytes, reusing every node (~0.05 ms)
     return parser.parse(data, old_tree=tree)
