@@ -193,7 +193,9 @@ def parse(key: str, data: bytes, stop: Callable[[], bool] | None = None) -> Any 
             lambda offset, _point: view[offset : offset + _CHUNK_BYTES],
             progress_callback=lambda _offset, _error: stop(),
         )
-    except ValueError:  # stopped
+    except ValueError:  # stopped (py-tree-sitter 0.26 raises; others return None)
+        tree = None
+    if tree is None:
         parser.reset()  # else its next parse would resume this one
         return None
     # a tree read in chunks holds no source (reading a node's text off it crashes
