@@ -162,10 +162,13 @@ def tokenize_ahead(
     lines_of: Callable[[str], Sequence[str] | None] = lambda path: None,
 ) -> None:
     """Tokenize the candidates' texts into the cache ``candidate_scores`` reads, ahead of
-    it: a caller waiting on another route does it meanwhile (nothing for ``none``)."""
+    it: a caller waiting on another route does it meanwhile (nothing for ``none``, nor
+    for a file tokenized ahead, whose candidates take slices of its tokens)."""
     if RERANKERS.get(method) is not None:
         for cand in candidates:
-            _candidate_tokens(cand, lines_of(cand.path))
+            lines = lines_of(cand.path)
+            if lines is None or _FILE_TOKENS.peek(lines, "tokens") is None:
+                _text_tokens(cand.text)
 
 
 @lru_cache(maxsize=8192)

@@ -105,6 +105,7 @@ def test_a_file_tokenized_ahead_gives_each_range_its_texts_tokens(monkeypatch):
         assert list(bm25._candidate_tokens(cand, lines)) == code_tokens(cand.text)
     query = "def rerank_scores(texts, query_text, method):\n    scorer = _scorer(method)"
     _text_tokens.cache_clear()
+    bm25.tokenize_ahead(candidates, "bm25", files.get)  # nothing to do ahead for them
     by_file = bm25.candidate_scores(candidates, query, "bm25", files.get)
     assert _text_tokens.cache_info().currsize == 0  # every one read off its file
     assert by_file == bm25.rerank_scores([c.text for c in candidates], query)
