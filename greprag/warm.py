@@ -157,10 +157,12 @@ class CacheWarmer:
             self._full.add("scan")
         if "headers" not in self._full and not headers_ahead(lines):
             self._full.add("headers")
-        if "outlines" not in self._full:
-            self._idle()
-            if not outlines_ahead(path, lines, _retrieval_in_flight):
-                self._full.add("outlines")
+        # its parse gives way to a retrieval itself; no pause before it (nothing to parse
+        # in most languages)
+        if "outlines" not in self._full and not outlines_ahead(
+            path, lines, _retrieval_in_flight
+        ):
+            self._full.add("outlines")
         if "tokens" not in self._full:
             starts = piece_starts(lines, STEP_LINES)
             for low, high in pairwise([*starts, len(lines)]):
