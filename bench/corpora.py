@@ -121,6 +121,11 @@ CORPORA: tuple[Corpus, ...] = (
             ("pluggy", "pluggy", "1.5.0"),
             ("tomlkit", "tomlkit", "0.13.2"),
             ("boltons", "boltons", "24.1.0"),
+            # held out in the forty-third session: measured once before any tuning
+            ("networkx", "networkx", "3.6.1"),
+            ("arrow", "arrow", "1.4.0"),
+            ("redis", "redis", "8.2.0"),
+            ("sqlparse", "sqlparse", "0.6.1"),
         )
     ),
     *(
@@ -181,6 +186,25 @@ CORPORA: tuple[Corpus, ...] = (
                 "pool/main/libc/libcommons-compress-java/libcommons-compress-java_1.22.orig.tar.xz",
                 "1.22",
                 "c0270188ea43f7af708ff384a6421597e2eee5d68db152b60ad6e682f0e88160",
+            ),
+            # held out in the forty-third session, as the Python four above
+            (
+                "commons-net",
+                "pool/main/libc/libcommons-net-java/libcommons-net-java_3.9.0.orig.tar.gz",
+                "3.9.0",
+                "f7da45f48c59df27468c6c1d396ba3406359bfb42e8b6ec9a07acee1d11892f2",
+            ),
+            (
+                "jackson-core",
+                "pool/main/j/jackson-core/jackson-core_2.14.1.orig.tar.xz",
+                "2.14.1",
+                "d9eb6aa1898c4d5a582c52e69da249efae25e4d2c809c57dc6b6ee01c4b0fb3b",
+            ),
+            (
+                "commons-jexl3",
+                "pool/main/libc/libcommons-jexl3-java/libcommons-jexl3-java_3.1.orig.tar.xz",
+                "3.1",
+                "63638339c0362aab6e301c215b463c4e4084f11e52f76a27c0b6f7b9f8433ea9",
             ),
         )
     ),
