@@ -171,6 +171,8 @@ class SearchSpec:
     patterns: tuple[str, ...]
     langs: tuple[str, ...] = ()
     max_count_per_file: int = 50
+    # the words pass: per file, each pattern's first this many occurrences kept (0: all)
+    max_per_word: int = 0
     max_filesize: str = "1M"
     threads: int = 0
     case_sensitive: bool = True
@@ -576,14 +578,30 @@ def words_argv(rg: Path, spec: SearchSpec) -> list[str]:
 
 
 def run_words(rg: Path, repo: Path, spec: SearchSpec, timeout: float = 20.0) -> list[FileWords]:
-    """Every whole-word occurrence of ``spec.patterns`` in ``repo`` (``words_argv``)."""
+    """Every whole-word occurrence of ``spec.patterns`` in ``repo`` (``words_argv``), each
+    word's first ``spec.max_per_word`` per file where that is set."""
     if not spec.patterns:
         return []
     proc = spawn(words_argv(rg, spec), repo, stderr=subprocess.PIPE)
     out, err = wait_for(proc, timeout)
     if proc.returncode not in (0, 1) and not out:
         raise SearchError(f"rg failed ({proc.returncode}): {_first_error(err)}")
-    return parse_word_hits(out, spec.patterns)
+    found = parse_word_hits(out, spec.patterns)
+    return [_first_per_word(f, spec.max_per_word) for f in found] if spec.max_per_word else found
+
+
+def _first_per_word(found: FileWords, per_word: int) -> FileWords:
+    """``found`` with each word's first ``per_word`` occurrences only."""
+    seen: dict[int, int] = {}
+    lines: list[int] = []
+    words: list[int] = []
+    for line, word in zip(found.lines, found.words, strict=True):
+        count = seen.get(word, 0)
+        if count < per_word:
+            seen[word] = count + 1
+            lines.append(line)
+            words.append(word)
+    return FileWords(found.path, lines, words)
 
 
 _WORD_RECORD = re.compile(rb"(\d+):(.*)")

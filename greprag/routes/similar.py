@@ -43,7 +43,12 @@ __all__ = ["SimilarRoute", "Term", "similar_terms"]
 
 QUERY_LINES = 12  # lines before the cursor whose words are sought
 MAX_TERMS = 16
-MAX_LINES_PER_FILE = 60  # rg --max-count: matching lines read per file
+# per file, each word's first 60 occurrences: one common word's lines (the package's name
+# on every line of a long test module) leave room for the rare words further down, which
+# is where the code most like the cursor's is (docs/benchmarks.md); rg's --max-count
+# only bounds what a huge file costs
+MAX_PER_WORD = 60
+MAX_LINES_PER_FILE = 1000
 MIN_TERMS = 2  # fewer words than this say nothing about similarity
 PROSE = 0.5  # a word only in a docstring or comment weighs this much
 GENERIC = 0.5  # ``config``, ``data``, ``run``: shared by unrelated code
@@ -196,6 +201,7 @@ class SimilarRoute:
             patterns=tuple(t.word for t in terms),
             langs=(lang,) if lang else (),
             max_count_per_file=MAX_LINES_PER_FILE,
+            max_per_word=MAX_PER_WORD,
             max_filesize=self.grep.max_filesize,
             threads=request.rg_threads,
             paths=tuple(listed) if len(listed) <= MAX_LISTED_FILES else (),

@@ -178,17 +178,18 @@ class OccurrenceIndex:
         posting, term, number = posting[wanted], term[wanted], number[wanted]
         order = np.argsort(posting, kind="stable")
         posting, term, number = posting[order], term[order], number[order]
-        return _first_lines(posting, term, number, spec.max_count_per_file, self.paths)
+        posting, term, number = _first_lines(posting, term, number, spec.max_count_per_file)
+        if spec.max_per_word:
+            posting, term, number = _first_per_word(posting, term, number, spec.max_per_word)
+        return _file_words(posting, term, number, self.paths)
 
 
 def _first_lines(
-    posting: np.ndarray, term: np.ndarray, number: np.ndarray, per_file: int, paths: list[str]
-) -> list[FileWords]:
-    """Sorted postings cut to each file's first ``per_file`` lines, as ``FileWords``."""
+    posting: np.ndarray, term: np.ndarray, number: np.ndarray, per_file: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted postings cut to each file's first ``per_file`` lines (rg's ``--max-count``)."""
     import numpy as np
 
-    if not len(posting):
-        return []
     line_key = posting >> np.uint64(_LINE_SHIFT)
     new_line = np.ones(len(posting), dtype=bool)
     new_line[1:] = line_key[1:] != line_key[:-1]
@@ -197,7 +198,38 @@ def _first_lines(
     ordinal = np.cumsum(new_line)  # which distinct line, counted over all files
     first = np.maximum.accumulate(np.where(new_file, ordinal, 0))
     kept = ordinal - first < per_file
-    posting, term, number, new_file = posting[kept], term[kept], number[kept], new_file[kept]
+    return posting[kept], term[kept], number[kept]
+
+
+def _first_per_word(
+    posting: np.ndarray, term: np.ndarray, number: np.ndarray, per_word: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted postings cut to each word's first ``per_word`` occurrences per file (as
+    ``rg.run_words`` cuts them)."""
+    import numpy as np
+
+    group = number * (int(term.max(initial=0)) + 1) + term  # one per file and word
+    order = np.argsort(group, kind="stable")  # each group's postings in their order
+    grouped = group[order]
+    at = np.arange(len(grouped))
+    new_group = np.ones(len(grouped), dtype=bool)
+    new_group[1:] = grouped[1:] != grouped[:-1]
+    rank = np.empty(len(grouped), dtype=np.int64)
+    rank[order] = at - np.maximum.accumulate(np.where(new_group, at, 0))
+    kept = rank < per_word
+    return posting[kept], term[kept], number[kept]
+
+
+def _file_words(
+    posting: np.ndarray, term: np.ndarray, number: np.ndarray, paths: list[str]
+) -> list[FileWords]:
+    """Sorted postings as ``FileWords``, one per file."""
+    import numpy as np
+
+    if not len(posting):
+        return []
+    new_file = np.ones(len(posting), dtype=bool)
+    new_file[1:] = number[1:] != number[:-1]
     lines = ((posting >> np.uint64(_LINE_SHIFT)) & np.uint64(_LINE_MASK)).astype(np.int64)
     lines_list, terms_list, numbers = lines.tolist(), term.tolist(), number.tolist()
     starts = [*np.flatnonzero(new_file).tolist(), len(lines_list)]

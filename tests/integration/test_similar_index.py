@@ -24,11 +24,14 @@ FILES = {
 WORDS = [("load", "data"), ("data",), ("read", "path", "Loader", "self"), ("nowhere", "load")]
 
 
-def _spec(paths: list[str], words: tuple[str, ...], per_file: int = 50, size: str = "1M"):
+def _spec(
+    paths: list[str], words: tuple[str, ...], per_file: int = 50, size: str = "1M", per_word=0
+):
     return SearchSpec(
         patterns=words,
         langs=("python",),
         max_count_per_file=per_file,
+        max_per_word=per_word,
         max_filesize=size,
         paths=tuple(paths),
     )
@@ -74,10 +77,10 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("per_file", [50, 2])
+@pytest.mark.parametrize(("per_file", "per_word"), [(50, 0), (2, 0), (50, 3), (5, 1)])
 @pytest.mark.parametrize("words", WORDS)
-def test_the_index_answers_as_rg_does(repo, words, per_file):
-    spec = _spec(sorted(FILES), words, per_file)
+def test_the_index_answers_as_rg_does(repo, words, per_file, per_word):
+    spec = _spec(sorted(FILES), words, per_file, per_word=per_word)
     held = Occurrences()  # files read by the reader child
     assert held.answer(str(repo), spec) is None
     _read_all(held)

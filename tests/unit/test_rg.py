@@ -66,6 +66,21 @@ def test_word_search_prints_each_occurrence_and_parses_back(tmp_path):
     assert parse_word_hits(b"garbage\n\nb.py\x00x:rows\n", spec.patterns) == []
 
 
+def test_a_common_word_leaves_room_for_a_rare_one_further_down(tmp_path):
+    """Each word's first occurrences per file are kept, not the file's first lines: the
+    rare word 300 lines into a module that names its package on every line is found."""
+    from greprag.rg import run_words
+
+    text = "".join(f"x{i} = redis.get({i})\n" for i in range(300)) + "redis.scard(key)\n"
+    (tmp_path / "test_commands.py").write_text(text)
+    spec = SearchSpec(patterns=("redis", "scard"), max_count_per_file=1000, max_per_word=5)
+    (found,) = run_words(find_rg(), tmp_path, spec)
+    assert found.lines == [1, 2, 3, 4, 5, 301] and found.words == [0, 0, 0, 0, 0, 1]
+    per_file = SearchSpec(patterns=spec.patterns, max_count_per_file=5)
+    capped = run_words(find_rg(), tmp_path, per_file)
+    assert 1 not in capped[0].words  # a per-file cap alone never reaches it
+
+
 def test_word_records_that_do_not_split_cleanly_are_read_one_by_one(tmp_path):
     """A word holding the separator, a binary file's notice, a file name with a newline:
     each costs the fast split, none loses or invents an occurrence."""
