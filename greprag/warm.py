@@ -159,9 +159,7 @@ class CacheWarmer:
             self._full.add("headers")
         # its parse gives way to a retrieval itself; no pause before it (nothing to parse
         # in most languages)
-        if "outlines" not in self._full and not outlines_ahead(
-            path, lines, _retrieval_in_flight
-        ):
+        if "outlines" not in self._full and not outlines_ahead(path, lines, _retrieval_in_flight):
             self._full.add("outlines")
         if "tokens" not in self._full:
             starts = piece_starts(lines, STEP_LINES)
