@@ -25,7 +25,11 @@ WORDS = [("load", "data"), ("data",), ("read", "path", "Loader", "self"), ("nowh
 
 
 def _spec(
-    paths: list[str], words: tuple[str, ...], per_file: int = 50, size: str = "1M", per_word=0
+    paths: list[str],
+    words: tuple[str, ...],
+    per_file: int = 50,
+    size: str = "1M",
+    per_word: int = 0,
 ):
     return SearchSpec(
         patterns=words,
